@@ -284,7 +284,10 @@ def compatibility_verdict(
         return ("rejected", f"peer protocol {remote_protocol!r} is unparseable")
     floor = parse_protocol_version(local_floor)
     if floor is not None and remote < floor:
-        return ("rejected", f"peer protocol v{remote_protocol} is below our min_compatible_protocol v{local_floor}")
+        return (
+            "rejected",
+            f"peer protocol v{remote_protocol} is below our min_compatible_protocol v{local_floor}",
+        )
     if remote_floor is not None:
         parsed_remote_floor = parse_protocol_version(remote_floor)
         if parsed_remote_floor is None:
@@ -297,4 +300,7 @@ def compatibility_verdict(
             )
     if remote_protocol == local_protocol:
         return ("connected", "protocol versions match")
-    return ("version_skew", f"protocol v{remote_protocol} differs from ours (v{local_protocol}) but is compatible")
+    return (
+        "version_skew",
+        f"protocol v{remote_protocol} differs from ours (v{local_protocol}) but is compatible",
+    )

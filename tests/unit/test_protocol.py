@@ -13,11 +13,11 @@ A = json.loads((VECTORS / "auth.json").read_text())
 
 
 def test_constants_match_vectors() -> None:
-    assert protocol.PROTOCOL_VERSION == P["protocol_version"]
-    assert protocol.MIN_COMPATIBLE_PROTOCOL == P["min_compatible_protocol"]
-    assert protocol.DEFAULT_PORT == P["default_port"]
-    assert protocol.EXTENSION_ID == P["extension_id"]
-    assert protocol.ERROR_EXIT_CODES == P["error_exit_codes"]
+    assert P["protocol_version"] == protocol.PROTOCOL_VERSION
+    assert P["min_compatible_protocol"] == protocol.MIN_COMPATIBLE_PROTOCOL
+    assert P["default_port"] == protocol.DEFAULT_PORT
+    assert P["extension_id"] == protocol.EXTENSION_ID
+    assert P["error_exit_codes"] == protocol.ERROR_EXIT_CODES
     assert sorted(protocol.REASONS) == P["reasons"]
     assert sorted(protocol.EXTENSION_METHODS) == P["extension_methods"]
     assert sorted(protocol.EXTENSION_EVENTS) == P["extension_events"]

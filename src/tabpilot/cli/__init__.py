@@ -1,0 +1,1 @@
+"""The ``tabpilot`` command. Its hot path imports only light standard-library modules."""

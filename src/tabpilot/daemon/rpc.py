@@ -1,0 +1,108 @@
+"""Requests in flight to one extension peer: ids, replies, budgets and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tabpilot import protocol
+from tabpilot.protocol import RpcError
+
+# Time the daemon grants a call beyond its own timeout_ms before it gives up on the extension.
+BUDGET_MARGIN_S = 5.0
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class PeerChannel:
+    """Sends requests to one extension and matches its responses; ids are ``d-<n>``, never reused."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._ids = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[Any]] = {}
+        self._closed: RpcError | None = None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        timeout_s: float,
+        abandon: asyncio.Event | None = None,
+    ) -> Any:
+        """Send one request and wait for its result.
+
+        ``timeout_s`` is the call's own timeout; the daemon waits that plus a margin. When the
+        budget runs out or ``abandon`` is set (the CLI went away), the extension is told to
+        ``cancel`` the call.
+        """
+        if self._closed is not None:
+            raise self._closed
+        rpc_id = f"d-{next(self._ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rpc_id] = future
+        try:
+            await self._send(protocol.request(rpc_id, method, params))
+            waiters: set[asyncio.Future[Any]] = {future}
+            abandon_task = asyncio.ensure_future(abandon.wait()) if abandon is not None else None
+            if abandon_task is not None:
+                waiters.add(abandon_task)
+            try:
+                done, _ = await asyncio.wait(
+                    waiters, timeout=timeout_s + BUDGET_MARGIN_S, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                if abandon_task is not None:
+                    abandon_task.cancel()
+            if future in done:
+                return future.result()
+            await self._cancel_remote(rpc_id)
+            if abandon is not None and abandon.is_set():
+                raise RpcError(
+                    "cancelled", f"{method} cancelled: the client went away", "client_disconnected"
+                )
+            raise RpcError(
+                "timeout",
+                f"{method} got no answer from the browser within {timeout_s + BUDGET_MARGIN_S:.0f} s",
+                "rpc_timeout",
+            )
+        finally:
+            self._pending.pop(rpc_id, None)
+
+    async def _cancel_remote(self, rpc_id: str) -> None:
+        if self._closed is not None:
+            return
+        cancel_id = f"d-{next(self._ids)}"
+        try:
+            await self._send(protocol.request(cancel_id, "cancel", {"rpc_id": rpc_id}))
+        except Exception:
+            return
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a request whose answer nobody waits for (heartbeat)."""
+        if self._closed is None:
+            await self._send(protocol.request(f"d-{next(self._ids)}", method, params))
+
+    def on_response(self, frame: dict[str, Any]) -> bool:
+        """Resolve the matching call; False when nobody waits for this id (late or unknown)."""
+        future = self._pending.get(frame["id"])
+        if future is None or future.done():
+            return False
+        if "error" in frame:
+            future.set_exception(RpcError.from_wire(frame["error"]))
+        else:
+            future.set_result(frame.get("result"))
+        return True
+
+    def close(self, error: RpcError) -> None:
+        """Fail every waiting call with ``error``; later calls fail at once."""
+        self._closed = error
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)

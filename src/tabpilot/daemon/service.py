@@ -1,0 +1,492 @@
+"""The daemon's brain: routes client requests to browsers through sessions; no sockets here.
+
+``server.py`` moves bytes and calls into this object; unit tests drive it with fake peers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tabpilot import __version__, paths, protocol
+from tabpilot.daemon.browsers import Browser, BrowserRegistry
+from tabpilot.daemon.config import DaemonConfig
+from tabpilot.daemon.pairing import PairingCode, PairingCodes, SecretStore
+from tabpilot.daemon.peers import PeerAuthenticator
+from tabpilot.daemon.sessions import DEFAULT_SESSION, Session, SessionRegistry, check_session_name
+from tabpilot.protocol import RpcError
+
+log = logging.getLogger("tabpilot.daemon")
+
+SESSION_START_TIMEOUT_S = 15.0
+
+
+class Daemon:
+    def __init__(self, home: str, port: int, config: DaemonConfig | None = None) -> None:
+        self.home = home
+        self.port = port
+        self.config = config or DaemonConfig()
+        self.secrets = SecretStore(paths.paired_path(home))
+        self.codes = PairingCodes()
+        self.browsers = BrowserRegistry()
+        self.sessions = SessionRegistry()
+        self.started = time.monotonic()
+        self.idle_since: float | None = time.monotonic()
+        self.stop_requested = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._handlers: dict[str, Callable[[dict[str, Any], asyncio.Event], Awaitable[Any]]] = {
+            "daemon.status": self._status,
+            "daemon.stop": self._stop,
+            "pair.create": self._pair_create,
+            "pair.wait": self._pair_wait,
+            "browser.list": self._browser_list,
+            "browser.wait": self._browser_wait,
+            "session.start": self._session_start,
+            "session.stop": self._session_stop,
+            "session.list": self._session_list,
+        }
+
+    # ----- change notification -------------------------------------------------------------
+
+    def _notify(self) -> None:
+        """Wake everyone waiting for a browser, a pairing or a session to change."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+        self._update_idle()
+
+    async def _wait_until(
+        self, predicate: Callable[[], Any], timeout_s: float, abandon: asyncio.Event
+    ) -> Any:
+        """Wait for ``predicate()`` to become truthy; returns its value, or None on timeout."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or abandon.is_set():
+                return None
+            changed = asyncio.ensure_future(self._changed.wait())
+            gone = asyncio.ensure_future(abandon.wait())
+            try:
+                await asyncio.wait({changed, gone}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
+                gone.cancel()
+
+    def _update_idle(self) -> None:
+        busy = len(self.browsers) > 0 or len(self.sessions) > 0
+        if busy:
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = time.monotonic()
+
+    # ----- extension peers ------------------------------------------------------------------
+
+    def new_authenticator(self) -> PeerAuthenticator:
+        return PeerAuthenticator(self.secrets, self.codes)
+
+    async def browser_connected(self, browser: Browser, paired_with: PairingCode | None) -> None:
+        previous = self.browsers.add(browser)
+        if previous is not None:
+            previous.channel.close(
+                RpcError("no_browser_connected", "the browser reconnected", "browser_disconnected")
+            )
+            if previous.close is not None:
+                await previous.close()
+        hello = browser.hello
+        log.info("browser connected: %s (paired now: %s)", browser.describe(), paired_with is not None)
+        listed = set(hello.session_ids)
+        for session_id in hello.session_ids:
+            session = self.sessions.get(session_id)
+            if session is None:
+                self.sessions.add(Session(session_id, browser.instance_id))
+                log.info("adopted session %s from browser %s", session_id, browser.instance_id)
+            elif session.browser_id == browser.instance_id:
+                session.offline_since = None
+        for session in self.sessions.of_browser(browser.instance_id):
+            if session.session_id not in listed and session.offline_since is not None:
+                self._forget_session(session, "its Agent Window is gone after the browser reconnected")
+        self._notify()
+
+    def browser_disconnected(self, browser: Browser, why: str) -> None:
+        if not self.browsers.remove(browser):
+            return
+        browser.channel.close(
+            RpcError(
+                "no_browser_connected",
+                f"browser {browser.describe()} disconnected ({why})",
+                "browser_disconnected",
+                hint="wait a moment and retry; `tabpilot browser list` shows connected browsers",
+            )
+        )
+        now = time.monotonic()
+        for session in self.sessions.of_browser(browser.instance_id):
+            session.offline_since = now
+        log.info("browser disconnected: %s (%s)", browser.describe(), why)
+        self._notify()
+
+    def browser_event(self, browser: Browser, name: str, payload: dict[str, Any]) -> None:
+        if name == "session.window_closed":
+            session = self.sessions.get(str(payload.get("session_id")))
+            if session is not None and session.browser_id == browser.instance_id:
+                self._forget_session(session, "the person closed its Agent Window")
+        elif name == "browser.label_changed":
+            label = payload.get("label")
+            if isinstance(label, str):
+                browser.hello.label = label
+        else:
+            log.info("event %s from %s: %s", name, browser.instance_id, payload)
+
+    def silent_browsers(self) -> list[Browser]:
+        """Browsers that have not sent a frame within the peer timeout."""
+        limit = time.monotonic() - self.config.peer_timeout_s
+        return [b for b in self.browsers.all() if b.last_seen < limit]
+
+    # ----- housekeeping ---------------------------------------------------------------------
+
+    async def housekeeping(self) -> None:
+        """Expire idle sessions, end sessions whose browser stayed away, stop when idle."""
+        now = time.monotonic()
+        for session in self.sessions:
+            if session.offline_since is not None:
+                if now - session.offline_since > self.config.reconnect_grace_s:
+                    self._forget_session(session, "its browser did not come back")
+            elif (
+                session.idle_s() > self.config.session_idle_s
+                and not session.queue.locked()
+                and not session.waiting
+            ):
+                log.info("session %s idle for %.0f s: stopping it", session.session_id, session.idle_s())
+                await self._stop_one(session)
+        self._update_idle()
+        if self.idle_since is not None and now - self.idle_since > self.config.daemon_idle_s:
+            log.info("no browser and no session for %.0f s: exiting", now - self.idle_since)
+            self.stop_requested.set()
+
+    def _forget_session(self, session: Session, why: str) -> None:
+        if self.sessions.remove(session.session_id) is not None:
+            log.info("session %s ended: %s", session.session_id, why)
+            self._notify()
+
+    # ----- client requests ------------------------------------------------------------------
+
+    async def handle_client(self, frame: Any, abandon: asyncio.Event) -> dict[str, Any]:
+        """Answer one request from a CLI/MCP client. ``abandon`` is set when the client leaves."""
+        if protocol.classify(frame) != "request":
+            frame_id = (
+                frame.get("id") if isinstance(frame, dict) and isinstance(frame.get("id"), str) else None
+            )
+            return protocol.error_response(
+                frame_id, RpcError("protocol_error", "not a request frame", "bad_frame")
+            )
+        frame_id = frame["id"]
+        method = frame["method"]
+        try:
+            handler = self._handlers.get(method)
+            if handler is not None:
+                result = await handler(frame, abandon)
+            elif method.startswith("tool."):
+                result = await self._call_tool(frame, abandon)
+            else:
+                raise RpcError("unknown_method", f"the daemon does not know {method!r}")
+            return protocol.response(frame_id, result)
+        except RpcError as err:
+            return protocol.error_response(frame_id, err)
+        except Exception as exc:
+            log.exception("request %s failed", method)
+            return protocol.error_response(frame_id, RpcError("protocol_error", f"daemon error: {exc}"))
+
+    @staticmethod
+    def _params(frame: dict[str, Any]) -> dict[str, Any]:
+        return dict(frame.get("params") or {})
+
+    @staticmethod
+    def _timeout_s(params: dict[str, Any], default_s: float) -> float:
+        raw = params.get("timeout_ms")
+        if raw is None:
+            return default_s
+        if not isinstance(raw, int | float) or isinstance(raw, bool) or raw < 0:
+            raise RpcError("invalid_params", f"timeout_ms must be a non-negative number, not {raw!r}")
+        return raw / 1000.0
+
+    async def _status(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        return {
+            "version": __version__,
+            "protocol_version": protocol.PROTOCOL_VERSION,
+            "pid": os.getpid(),
+            "port": self.port,
+            "home": self.home,
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "browsers": (await self._browser_list(frame, abandon))["browsers"],
+            "sessions": [s.to_json() for s in self.sessions],
+            "paired": len(self.secrets.all()),
+        }
+
+    async def _stop(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        self.stop_requested.set()
+        return {"stopping": True}
+
+    async def _pair_create(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        params = self._params(frame)
+        ttl = params.get("ttl_s", 300)
+        if not isinstance(ttl, int | float) or not 10 <= ttl <= 3600:
+            raise RpcError("invalid_params", "ttl_s must be between 10 and 3600 seconds")
+        entry = self.codes.create(float(ttl))
+        return {"code": entry.display, "expires_in_s": ttl, "port": self.port}
+
+    async def _pair_wait(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        params = self._params(frame)
+        code = params.get("code")
+        entry = self.codes.get(code) if isinstance(code, str) else None
+        if entry is None:
+            raise RpcError(
+                "not_found",
+                "unknown or expired pairing code",
+                "pairing_expired",
+                hint="run `tabpilot pair` again for a fresh code",
+            )
+        timeout_s = min(self._timeout_s(params, 300.0), max(0.0, entry.expires_at - self.codes.clock()))
+        used_by = await self._wait_until(lambda: entry.used_by, timeout_s, abandon)
+        if not used_by:
+            raise RpcError(
+                "timeout",
+                "the pairing code expired before a browser used it",
+                "pairing_expired",
+                hint="run `tabpilot pair` again and type the code into the extension's popup",
+            )
+        browser = self.browsers.get(used_by)
+        label = browser.label if browser else ""
+        name = browser.hello.browser_name if browser else ""
+        return {"instance_id": used_by, "label": label, "browser": name}
+
+    async def _browser_list(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        return {
+            "browsers": [
+                b.to_json([s.session_id for s in self.sessions.of_browser(b.instance_id)])
+                for b in self.browsers.all()
+            ]
+        }
+
+    async def _browser_wait(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        params = self._params(frame)
+        token = params.get("launch_token")
+        if not isinstance(token, str) or not token:
+            raise RpcError("invalid_params", "browser.wait needs a launch_token")
+        timeout_s = self._timeout_s(params, 30.0)
+        browser = await self._wait_until(lambda: self.browsers.by_launch_token(token), timeout_s, abandon)
+        if browser is None:
+            raise RpcError(
+                "timeout", f"the launched browser did not connect within {timeout_s:.0f} s", "rpc_timeout"
+            )
+        return browser.to_json([s.session_id for s in self.sessions.of_browser(browser.instance_id)])
+
+    async def _select_browser(self, query: str | None, abandon: asyncio.Event) -> Browser:
+        """Pick a browser; just after start-up, give paired browsers a moment to (re)connect."""
+        try:
+            return self.browsers.select(query)
+        except RpcError as err:
+            waited = time.monotonic() - self.started
+            if err.code not in ("no_browser_connected", "not_found") or not self.secrets.all():
+                raise
+            remaining = self.config.startup_wait_s - waited
+            if remaining <= 0:
+                raise
+
+            def pick() -> Browser | None:
+                try:
+                    return self.browsers.select(query)
+                except RpcError:
+                    return None
+
+            browser = await self._wait_until(pick, remaining, abandon)
+            if browser is None:
+                raise
+            return browser
+
+    async def _session_start(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        params = self._params(frame)
+        name = params.get("name")
+        if name is not None and not isinstance(name, str):
+            raise RpcError("invalid_params", "session name must be a string")
+        session_id = check_session_name(name) if name else self.sessions.new_id()
+        if self.sessions.get(session_id) is not None:
+            raise RpcError(
+                "invalid_params",
+                f"session {session_id!r} already exists",
+                "session_exists",
+                hint="pick another name, or use it with --session",
+            )
+        session = await self._open_session(session_id, frame.get("browser"), abandon)
+        return {
+            "session_id": session.session_id,
+            "browser": session.browser_id,
+            "window_id": session.window_id,
+        }
+
+    async def _open_session(self, session_id: str, browser_query: Any, abandon: asyncio.Event) -> Session:
+        browser = await self._select_browser(
+            browser_query if isinstance(browser_query, str) else None, abandon
+        )
+        session = self.sessions.add(Session(session_id, browser.instance_id))
+        self._notify()
+        # Hold the queue while the window opens, so calls racing in wait for a usable session.
+        async with session.queue:
+            try:
+                result = await browser.channel.call(
+                    "tool.session_start",
+                    {"session_id": session_id, "timeout_ms": int(SESSION_START_TIMEOUT_S * 1000)},
+                    SESSION_START_TIMEOUT_S,
+                    abandon,
+                )
+            except RpcError:
+                self._forget_session(session, "its Agent Window could not be opened")
+                raise
+            session.window_id = result.get("window_id") if isinstance(result, dict) else None
+            session.touch()
+        log.info("session %s started in %s", session_id, browser.describe())
+        return session
+
+    async def _session_stop(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        params = self._params(frame)
+        if params.get("all"):
+            targets = list(self.sessions)
+        else:
+            session_id = params.get("session_id") or frame.get("session")
+            if not isinstance(session_id, str) or not session_id:
+                raise RpcError(
+                    "invalid_params",
+                    "session.stop needs a session_id or all",
+                    hint="`tabpilot session stop ID` or `tabpilot session stop --all`",
+                )
+            targets = [self.sessions.require(session_id)]
+        stopped = []
+        for session in targets:
+            await self._stop_one(session)
+            stopped.append(session.session_id)
+        return {"stopped": stopped}
+
+    async def _stop_one(self, session: Session) -> None:
+        """Forget the session at once, then ask its browser to close the Agent Window."""
+        self._forget_session(session, "stopped")
+        browser = self.browsers.get(session.browser_id)
+        if browser is None:
+            return
+        try:
+            await browser.channel.call(
+                "tool.session_stop", {"session_id": session.session_id, "timeout_ms": 10000}, 10.0
+            )
+        except RpcError as err:
+            if err.reason != "unknown_session":
+                log.warning("session %s: the browser could not close its window: %s", session.session_id, err)
+
+    async def _session_list(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        return {"sessions": [s.to_json() for s in self.sessions]}
+
+    # ----- tool calls -----------------------------------------------------------------------
+
+    async def _call_tool(self, frame: dict[str, Any], abandon: asyncio.Event) -> Any:
+        method = frame["method"]
+        params = self._params(frame)
+        params.pop("session_id", None)
+        timeout_s = self._timeout_s(params, self.config.default_tool_timeout_s)
+        params["timeout_ms"] = int(timeout_s * 1000)
+        session_id = frame.get("session") or DEFAULT_SESSION
+        if not isinstance(session_id, str):
+            raise RpcError("invalid_params", "session must be a string")
+        for attempt in range(2):
+            session = self.sessions.get(session_id)
+            if session is None:
+                if session_id != DEFAULT_SESSION:
+                    self.sessions.require(session_id)
+                session = await self._open_session(session_id, frame.get("browser"), abandon)
+            try:
+                return await self._run_in_session(session, method, params, timeout_s, abandon)
+            except RpcError as err:
+                # The browser no longer knows the session (it restarted): the default session is
+                # recreated once; a named one is reported gone.
+                if err.reason == "unknown_session" and self.sessions.get(session_id) is session:
+                    self._forget_session(session, "the browser no longer knows it")
+                    if session_id == DEFAULT_SESSION and attempt == 0:
+                        continue
+                raise
+        raise AssertionError("unreachable")
+
+    async def _run_in_session(
+        self, session: Session, method: str, params: dict[str, Any], timeout_s: float, abandon: asyncio.Event
+    ) -> Any:
+        session.waiting += 1
+        try:
+            acquired = await self._acquire(session, timeout_s + 5.0, abandon)
+        finally:
+            session.waiting -= 1
+        if not acquired:
+            if abandon.is_set():
+                raise RpcError(
+                    "cancelled",
+                    f"{method} cancelled before it ran: the client went away",
+                    "client_disconnected",
+                )
+            raise RpcError(
+                "timeout",
+                f"session {session.session_id!r} stayed busy; {method} did not start",
+                "rpc_timeout",
+                hint="wait for the session's other command, or use another session",
+            )
+        try:
+            if self.sessions.get(session.session_id) is not session:
+                raise RpcError(
+                    "not_found",
+                    f"session {session.session_id!r} was stopped",
+                    "session_stopped",
+                    hint=f"start it again with `tabpilot session start {session.session_id}`",
+                )
+            browser = await self._browser_of(session, timeout_s, abandon)
+            session.touch()
+            result = await browser.channel.call(
+                method, {**params, "session_id": session.session_id}, timeout_s, abandon
+            )
+            session.touch()
+            return result
+        finally:
+            session.queue.release()
+
+    async def _acquire(self, session: Session, timeout_s: float, abandon: asyncio.Event) -> bool:
+        acquire = asyncio.ensure_future(session.queue.acquire())
+        gone = asyncio.ensure_future(abandon.wait())
+        try:
+            await asyncio.wait({acquire, gone}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if acquire.done() and not acquire.cancelled():
+            if abandon.is_set():
+                session.queue.release()
+                return False
+            return True
+        acquire.cancel()
+        try:
+            await acquire
+        except asyncio.CancelledError:
+            return False
+        # The lock was granted in the instant we cancelled: hand it back.
+        session.queue.release()
+        return False
+
+    async def _browser_of(self, session: Session, timeout_s: float, abandon: asyncio.Event) -> Browser:
+        browser = self.browsers.get(session.browser_id)
+        if browser is not None:
+            return browser
+        wait_s = min(timeout_s, self.config.reconnect_grace_s)
+        browser = await self._wait_until(lambda: self.browsers.get(session.browser_id), wait_s, abandon)
+        if browser is None:
+            raise RpcError(
+                "no_browser_connected",
+                f"the browser of session {session.session_id!r} ({session.browser_id}) is not connected",
+                "browser_disconnected",
+                hint="reopen that browser (or `tabpilot browser launch`), then retry",
+            )
+        return browser
