@@ -1,0 +1,7 @@
+"""``python -m tabpilot`` is the ``tabpilot`` command."""
+
+import sys
+
+from tabpilot.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,164 @@
+"""Talk to the daemon over its Unix socket; start it when it is not running.
+
+Blocking stdlib sockets only: this runs on every agent command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+
+from tabpilot import paths
+from tabpilot.protocol import RpcError
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+START_TIMEOUT_S = 10.0
+# Beyond the call's own timeout, how long the CLI waits for the daemon's answer (queueing, margins).
+REPLY_MARGIN_S = 20.0
+
+
+def _connect(path: str) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _read_line(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return b"".join(chunks)
+
+
+def connect(autostart: bool = True) -> socket.socket:
+    """A connection to the daemon of ``$TABPILOT_HOME``, starting the daemon when needed."""
+    path = paths.socket_path()
+    try:
+        return _connect(path)
+    except (FileNotFoundError, ConnectionRefusedError):
+        if not autostart:
+            raise RpcError(
+                "daemon_unreachable",
+                "the tabpilot daemon is not running",
+                "daemon_not_running",
+                hint="any tabpilot command starts it, e.g. `tabpilot daemon start`",
+            ) from None
+    return start_daemon()
+
+
+def start_daemon() -> socket.socket:
+    """Spawn ``python -m tabpilot.daemon`` detached and wait until its socket answers."""
+    import subprocess
+
+    home = paths.ensure_home()
+    log_dir = paths.log_dir(home)
+    os.makedirs(log_dir, mode=0o700, exist_ok=True)
+    out_path = os.path.join(log_dir, "daemon.out")
+    with open(out_path, "ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tabpilot.daemon"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    path = paths.socket_path(home)
+    while time.monotonic() < deadline:
+        try:
+            return _connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            pass
+        code = process.poll()
+        # Exit 0 means another daemon won the race for the lock: keep waiting for its socket.
+        if code not in (None, 0):
+            raise RpcError(
+                "daemon_unreachable",
+                f"the tabpilot daemon could not start: {_tail(out_path)}",
+                "daemon_start_failed",
+                hint=f"see {out_path} and {os.path.join(log_dir, 'daemon.log')}",
+            )
+        time.sleep(0.02)
+    raise RpcError(
+        "daemon_unreachable",
+        f"the tabpilot daemon did not answer within {START_TIMEOUT_S:.0f} s",
+        "daemon_start_failed",
+        hint=f"see {os.path.join(log_dir, 'daemon.log')}",
+    )
+
+
+def _tail(path: str, lines: int = 3) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = [line.strip() for line in handle.read().splitlines() if line.strip()]
+    except OSError:
+        return "no output"
+    return " / ".join(text[-lines:]) or "no output"
+
+
+def call(
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    session: str | None = None,
+    browser: str | None = None,
+    timeout_s: float = 30.0,
+    autostart: bool = True,
+) -> Any:
+    """Send one request and return its result; raises RpcError for an error reply."""
+    frame: dict[str, Any] = {"id": "cli", "method": method, "params": params or {}}
+    if session:
+        frame["session"] = session
+    if browser:
+        frame["browser"] = browser
+    sock = connect(autostart)
+    try:
+        sock.settimeout(timeout_s + REPLY_MARGIN_S)
+        # The socket stays open for writing until the reply comes: EOF tells the daemon to cancel.
+        sock.sendall(json.dumps(frame).encode() + b"\n")
+        raw = _read_line(sock)
+    except TimeoutError:
+        raise RpcError(
+            "timeout",
+            f"no answer from the daemon within {timeout_s + REPLY_MARGIN_S:.0f} s",
+            "rpc_timeout",
+        ) from None
+    except OSError as exc:
+        raise RpcError(
+            "daemon_unreachable", f"lost the daemon connection: {exc}", "client_disconnected"
+        ) from None
+    finally:
+        sock.close()
+    if not raw:
+        raise RpcError(
+            "daemon_unreachable",
+            "the daemon closed the connection without answering",
+            "client_disconnected",
+            hint=f"see {os.path.join(paths.log_dir(), 'daemon.log')}",
+        )
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        raise RpcError("protocol_error", "the daemon sent a malformed reply", "bad_frame") from None
+    if isinstance(reply, dict) and "error" in reply:
+        raise RpcError.from_wire(reply["error"])
+    if not isinstance(reply, dict) or "result" not in reply:
+        raise RpcError("protocol_error", "the daemon sent a malformed reply", "bad_frame")
+    return reply["result"]

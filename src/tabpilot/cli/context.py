@@ -1,0 +1,70 @@
+"""What every command handler gets: the global options and one way to call the daemon."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from tabpilot.cli import client, render
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def parse_duration(text: str) -> float:
+    """``30``, ``30s``, ``500ms``, ``2m`` → seconds (an argparse type)."""
+    raw = text.strip().lower()
+    scale = 1.0
+    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if raw.endswith(suffix):
+            raw, scale = raw[: -len(suffix)], factor
+            break
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 30, 30s, 500ms or 2m)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a duration cannot be negative")
+    return value
+
+
+class Context:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.as_json: bool = bool(getattr(args, "json", False))
+        self.session: str | None = (
+            getattr(args, "session", None) or os.environ.get("TABPILOT_SESSION") or None
+        )
+        self.browser: str | None = (
+            getattr(args, "browser", None) or os.environ.get("TABPILOT_BROWSER") or None
+        )
+
+    def timeout_s(self, default: float) -> float:
+        value = getattr(self.args, "timeout", None)
+        return default if value is None else float(value)
+
+    def call(self, method: str, params: dict[str, Any] | None = None, timeout_s: float = 30.0) -> Any:
+        return client.call(
+            method,
+            params,
+            session=self.session,
+            browser=self.browser,
+            timeout_s=timeout_s,
+        )
+
+    def tool(self, method: str, params: dict[str, Any] | None = None, default_timeout_s: float = 30.0) -> Any:
+        """Call a page tool in the current session, passing ``--timeout`` as ``timeout_ms``."""
+        timeout = self.timeout_s(default_timeout_s)
+        payload = dict(params or {})
+        payload["timeout_ms"] = int(timeout * 1000)
+        return self.call(method, payload, timeout)
+
+    def emit(self, result: Any, text: str) -> int:
+        """Print the result: ``--json`` gets the object, people and agents the one-line text."""
+        if self.as_json:
+            render.print_json(result)
+        elif text:
+            print(text)
+        return 0

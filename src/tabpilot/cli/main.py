@@ -1,0 +1,124 @@
+"""``tabpilot``: the argparse tree and the dispatch of one command."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from tabpilot import __version__
+from tabpilot.cli.context import Context
+from tabpilot.cli.render import print_error
+from tabpilot.protocol import EXIT_USER, RpcError
+
+# typing costs ~5 ms per command; annotations are strings, so it is imported for checkers only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+DESCRIPTION = """\
+Drive your real browser from the shell: each session works in its own Agent Window.
+
+  tabpilot open https://example.com      open a page in the session's current tab
+  tabpilot eval document.title           run JavaScript, print the value as JSON
+  tabpilot screenshot                    save a PNG, print its path
+  tabpilot session stop                  close the Agent Window when done
+
+Global options (before or after the verb): --session NAME (or TABPILOT_SESSION; default
+'default'), --browser ID|LABEL (or TABPILOT_BROWSER), --json.
+Exit codes: 0 ok, 1 user error, 2 daemon/transport, 3 browser/CDP, 4 timeout, 5 version/pairing.
+"""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports bad input as one error line plus a hint, with exit code 1."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {message}", file=sys.stderr)
+        print(f"hint: see `{self.prog} --help`", file=sys.stderr)
+        sys.exit(EXIT_USER)
+
+
+def _common_options() -> argparse.ArgumentParser:
+    # SUPPRESS keeps a value given before the verb from being reset by the subparser's default.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--session", metavar="NAME", default=argparse.SUPPRESS, help="session to act in")
+    common.add_argument("--browser", metavar="ID|LABEL", default=argparse.SUPPRESS, help="browser to use")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    return common
+
+
+# Which module registers each verb: a command imports and builds only its own family's parsers.
+VERB_FAMILIES = {
+    "open": "page_commands",
+    "navigate": "page_commands",
+    "back": "page_commands",
+    "forward": "page_commands",
+    "reload": "page_commands",
+    "eval": "page_commands",
+    "screenshot": "page_commands",
+    "session": "session_commands",
+    "tab": "session_commands",
+    "browser": "browser_commands",
+    "pair": "browser_commands",
+    "extension": "browser_commands",
+    "daemon": "browser_commands",
+    "demo": "demo",
+}
+FAMILY_ORDER = ("page_commands", "session_commands", "browser_commands", "demo")
+OPTIONS_WITH_VALUE = ("--session", "--browser")
+
+
+def verb_of(argv: list[str]) -> str | None:
+    """The first word that is not an option (or an option's value)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in OPTIONS_WITH_VALUE:
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> Parser:
+    """The parser; given argv with a known verb, only that verb's family is registered."""
+    import importlib
+
+    common = _common_options()
+    parser = Parser(
+        prog="tabpilot",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
+    sub.required = True
+    family = VERB_FAMILIES.get(verb_of(argv)) if argv is not None else None
+    for name in (family,) if family else FAMILY_ORDER:
+        importlib.import_module(f"tabpilot.cli.{name}").register(sub, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(words).parse_args(words)
+    ctx = Context(args)
+    handler: Any = args.handler
+    try:
+        return int(handler(args, ctx))
+    except RpcError as err:
+        return print_error(err, ctx.as_json)
+    except KeyboardInterrupt:
+        print("interrupted: the daemon cancels the command", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader of our output went away (e.g. `| head`); nothing left to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

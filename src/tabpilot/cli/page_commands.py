@@ -1,0 +1,144 @@
+"""Verbs that act on the session's current page: open, back, forward, reload, eval, screenshot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+from tabpilot import paths
+from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.render import navigation_line
+from tabpilot.protocol import WAIT_UNTIL, RpcError
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+NAVIGATION_TIMEOUT_S = 30.0
+
+
+def _add_wait_options(parser: argparse.ArgumentParser, default_timeout: float) -> None:
+    parser.add_argument(
+        "--wait-until",
+        choices=WAIT_UNTIL,
+        default="load",
+        help="when the navigation counts as done (default: load)",
+    )
+    parser.add_argument(
+        "--timeout", type=parse_duration, help=f"give up after this long (default {default_timeout:g}s)"
+    )
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    for name, aliases in (("open", ["navigate"]),):
+        p = sub.add_parser(
+            name,
+            aliases=aliases,
+            parents=[common],
+            help="open a URL in the session's current tab",
+            description="Open URL in the session's current tab and wait until it has loaded. "
+            "Without a scheme https:// is assumed (http:// for localhost); relative input like /path or "
+            "#section resolves against the current page.",
+        )
+        p.add_argument("url", help="the address to open")
+        p.add_argument("--allow-file", action="store_true", help="allow file:// URLs")
+        _add_wait_options(p, NAVIGATION_TIMEOUT_S)
+        p.set_defaults(handler=cmd_open)
+
+    for name, method, verb in (
+        ("back", "tool.navigate_back", "went back to"),
+        ("forward", "tool.navigate_forward", "went forward to"),
+    ):
+        p = sub.add_parser(name, parents=[common], help=f"go {name} in the current tab's history")
+        _add_wait_options(p, NAVIGATION_TIMEOUT_S)
+        p.set_defaults(handler=cmd_history, method=method, verb=verb)
+
+    p = sub.add_parser("reload", parents=[common], help="reload the current tab")
+    p.add_argument("--hard", action="store_true", help="bypass the cache")
+    _add_wait_options(p, NAVIGATION_TIMEOUT_S)
+    p.set_defaults(handler=cmd_reload)
+
+    p = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="evaluate JavaScript in the current page and print the value as JSON",
+        description="Evaluate EXPR in the page (promises are awaited) and print its value as JSON. "
+        "A page exception is printed as 'exception: …' with exit code 0.",
+    )
+    p.add_argument("expression", metavar="EXPR", help="a JavaScript expression")
+    p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
+    p.set_defaults(handler=cmd_eval)
+
+    p = sub.add_parser(
+        "screenshot",
+        parents=[common],
+        help="save a PNG of the current tab's viewport and print its path",
+        description="Capture the visible part of the current tab (works on background tabs) as PNG. "
+        "Prints the file path; --json prints {path, width, height, …}.",
+    )
+    p.add_argument(
+        "--out", metavar="FILE", help="where to write the PNG (default: $TABPILOT_HOME/screenshots/)"
+    )
+    p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
+    p.set_defaults(handler=cmd_screenshot)
+
+
+def _navigation_params(args: argparse.Namespace) -> dict[str, Any]:
+    return {"wait_until": args.wait_until}
+
+
+def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
+    params = {"url": args.url, **_navigation_params(args)}
+    if args.allow_file:
+        params["allow_file"] = True
+    result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
+    return ctx.emit(result, navigation_line("navigated to", result))
+
+
+def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.tool(args.method, _navigation_params(args), NAVIGATION_TIMEOUT_S)
+    return ctx.emit(result, navigation_line(args.verb, result))
+
+
+def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
+    params = {**_navigation_params(args), "hard": bool(args.hard)}
+    result = ctx.tool("tool.reload", params, NAVIGATION_TIMEOUT_S)
+    return ctx.emit(result, navigation_line("reloaded", result))
+
+
+def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.tool("tool.evaluate", {"expression": args.expression})
+    if result.get("ok"):
+        return ctx.emit(result, json.dumps(result.get("value"), ensure_ascii=False))
+    exception = result.get("exception") or {}
+    where = ""
+    if exception.get("line"):
+        where = f" (line {exception['line']}, column {exception.get('column', '?')})"
+    return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
+
+
+def _default_screenshot_path(ctx: Context) -> str:
+    directory = paths.screenshot_dir()
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{int(time.time() * 1000) % 1000:03d}"
+    return os.path.join(directory, f"{ctx.session or 'default'}-{stamp}.png")
+
+
+def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
+    out = os.path.abspath(args.out) if args.out else _default_screenshot_path(ctx)
+    parent = os.path.dirname(out)
+    if not os.path.isdir(parent):
+        raise RpcError(
+            "invalid_params", f"the folder {parent} does not exist", hint="create it, or pick another --out"
+        )
+    import base64
+
+    result = ctx.tool("tool.screenshot", {"format": "png"})
+    data = base64.b64decode(result.pop("data"))
+    with open(out, "wb") as handle:
+        handle.write(data)
+    result.update(path=out, bytes=len(data))
+    return ctx.emit(result, out)

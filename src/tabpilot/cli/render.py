@@ -1,0 +1,110 @@
+"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tabpilot.protocol import RpcError
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The next step for an agent, by reason first, then by code, when the error carries no hint.
+REASON_HINTS = {
+    "unknown_tab": "`tabpilot tab list` shows this session's tabs",
+    "unknown_session": "`tabpilot session list` shows live sessions; `tabpilot session start NAME` starts one",
+    "session_stopped": "start it again with `tabpilot session start NAME`",
+    "bad_url": "give a full URL, e.g. https://example.com/page",
+    "url_scheme_refused": "only http(s), about:blank and data: URLs can be opened",
+    "file_url_refused": "add --allow-file to open a local file",
+    "navigation_timeout": "the page is still loading: raise --timeout or use --wait-until domcontentloaded",
+    "navigation_failed": "check the URL and that the site is reachable from this browser",
+    "no_history_entry": "there is no page to go to in that direction; use `tabpilot open URL`",
+    "debugger_conflict": "close DevTools (or the other debugging extension) on that tab, then retry",
+    "debugger_detached": "the debugger was detached from the tab (e.g. the infobar's Cancel); retry to re-attach",
+    "page_not_debuggable": "browser-internal pages cannot be driven; open an http(s) page",
+    "tab_closed": "the tab is gone; `tabpilot tab list` shows the others",
+    "browser_disconnected": "wait a moment and retry; `tabpilot browser list` shows connected browsers",
+    "rpc_timeout": "the browser did not answer in time; retry, or raise --timeout",
+    "client_disconnected": "retry the command",
+    "not_paired": "run `tabpilot pair` and type the code into the tabpilot extension's popup",
+    "pairing_expired": "run `tabpilot pair` again for a fresh code",
+    "protocol_incompatible": "update tabpilot and the extension so their protocol versions match",
+}
+CODE_HINTS = {
+    "no_browser_connected": "start one with `tabpilot browser launch`, or open your browser with the tabpilot "
+    "extension (pair it once with `tabpilot pair`)",
+    "multiple_browsers_online": "pass --browser ID|LABEL; `tabpilot browser list` shows them",
+    "daemon_unreachable": "retry; if it persists see the daemon log in $TABPILOT_HOME/logs/",
+    "pairing_required": "run `tabpilot pair` and type the code into the tabpilot extension's popup",
+    "auth_failed": "pair again: `tabpilot pair`, then enter the code in the extension's popup",
+    "version_too_old": "update tabpilot and the extension so their protocol versions match",
+    "unknown_method": "the extension is older than this CLI: update or reload it",
+    "timeout": "raise --timeout, or check the page with `tabpilot screenshot`",
+    "cdp_failed": "the browser refused the command; retry, or reload the page with `tabpilot reload`",
+    "cancelled": "the command was cancelled; run it again if it is still needed",
+    "protocol_error": "retry; if it persists see the daemon log in $TABPILOT_HOME/logs/",
+}
+
+
+def hint_for(err: RpcError) -> str | None:
+    hint = err.data.get("hint")
+    if isinstance(hint, str) and hint:
+        return hint
+    if err.reason and err.reason in REASON_HINTS:
+        return REASON_HINTS[err.reason]
+    return CODE_HINTS.get(err.code)
+
+
+def print_error(err: RpcError, as_json: bool) -> int:
+    """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
+    hint = hint_for(err)
+    if as_json:
+        payload = {
+            "error": {
+                "code": err.code,
+                "reason": err.reason,
+                "message": err.message,
+                "hint": hint,
+                "exit_code": err.exit_code,
+                **{k: v for k, v in err.data.items() if k not in ("reason", "hint")},
+            }
+        }
+        print(json.dumps(payload, ensure_ascii=False))
+        return err.exit_code
+    lines = [f"error: {err.message}"]
+    browsers = err.data.get("browsers")
+    if isinstance(browsers, list):
+        lines += [f"  {b}" for b in browsers]
+    if hint:
+        lines.append(f"hint: {hint}")
+    print("\n".join(lines), file=sys.stderr)
+    return err.exit_code
+
+
+def print_json(result: Any) -> None:
+    print(json.dumps(result, ensure_ascii=False))
+
+
+def status_suffix(status: Any) -> str:
+    return f" ({status})" if isinstance(status, int) else ""
+
+
+def quoted(text: Any, limit: int = 80) -> str:
+    value = str(text or "")
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def navigation_line(verb: str, result: dict[str, Any]) -> str:
+    """``navigated to URL (200) "Title"`` — what one navigation did."""
+    url = result.get("url", "")
+    if result.get("same_document"):
+        return f"{verb} {url} (same document)"
+    title = result.get("title")
+    title_part = f" {quoted(title)}" if title else ""
+    return f"{verb} {url}{status_suffix(result.get('status'))}{title_part}"

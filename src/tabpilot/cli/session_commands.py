@@ -1,0 +1,127 @@
+"""Verbs for sessions (one Agent Window each) and the tabs inside them."""
+
+from __future__ import annotations
+
+import argparse
+
+from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.render import quoted
+from tabpilot.protocol import RpcError
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TAB_TIMEOUT_S = 30.0
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    session = sub.add_parser(
+        "session",
+        parents=[common],
+        help="start, stop and list sessions (one Agent Window each)",
+        description="A session is one agent task in its own Agent Window. Commands without --session "
+        "(or TABPILOT_SESSION) use the session 'default', created on first use.",
+    )
+    verbs = session.add_subparsers(dest="session_verb", metavar="{start,stop,list}")
+    verbs.required = True
+    p = verbs.add_parser("start", parents=[common], help="start a session and print its id")
+    p.add_argument("name", nargs="?", help="session name (default: a short generated id)")
+    p.set_defaults(handler=cmd_session_start)
+    p = verbs.add_parser("stop", parents=[common], help="stop a session and close its Agent Window")
+    p.add_argument("session_id", nargs="?", metavar="ID", help="the session (default: the current one)")
+    p.add_argument("--all", action="store_true", help="stop every session")
+    p.set_defaults(handler=cmd_session_stop)
+    p = verbs.add_parser("list", parents=[common], help="list live sessions")
+    p.set_defaults(handler=cmd_session_list)
+
+    tab = sub.add_parser("tab", parents=[common], help="list, open, close and select the session's tabs")
+    verbs = tab.add_subparsers(dest="tab_verb", metavar="{list,new,close,select}")
+    verbs.required = True
+    p = verbs.add_parser("list", parents=[common], help="list the session's tabs (* marks the current one)")
+    p.set_defaults(handler=cmd_tab_list)
+    p = verbs.add_parser(
+        "new", parents=[common], help="open a new tab in the Agent Window and make it current"
+    )
+    p.add_argument("url", nargs="?", help="address to open (default about:blank)")
+    p.add_argument("--allow-file", action="store_true", help="allow file:// URLs")
+    p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
+    p.set_defaults(handler=cmd_tab_new)
+    p = verbs.add_parser("close", parents=[common], help="close a tab (default: the current one)")
+    p.add_argument("tab_id", nargs="?", type=_tab_id, metavar="TAB_ID")
+    p.set_defaults(handler=cmd_tab_close)
+    p = verbs.add_parser("select", parents=[common], help="make a tab the session's current tab")
+    p.add_argument("tab_id", type=_tab_id, metavar="TAB_ID")
+    p.set_defaults(handler=cmd_tab_select)
+
+
+def _tab_id(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a tab id (a number from `tabpilot tab list`)"
+        ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("a tab id is a positive number")
+    return value
+
+
+def cmd_session_start(args: argparse.Namespace, ctx: Context) -> int:
+    params = {"name": args.name} if args.name else {}
+    result = ctx.call("session.start", params, timeout_s=20.0)
+    return ctx.emit(result, result["session_id"])
+
+
+def cmd_session_stop(args: argparse.Namespace, ctx: Context) -> int:
+    if args.all and args.session_id:
+        raise RpcError("invalid_params", "give a session id or --all, not both")
+    params: dict[str, Any] = (
+        {"all": True} if args.all else {"session_id": args.session_id or ctx.session or "default"}
+    )
+    result = ctx.call("session.stop", params, timeout_s=20.0)
+    stopped = result.get("stopped", [])
+    return ctx.emit(result, f"stopped {', '.join(stopped)}" if stopped else "no session to stop")
+
+
+def cmd_session_list(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.call("session.list")
+    lines = []
+    for s in result["sessions"]:
+        state = "" if s.get("online", True) else "  (browser offline)"
+        pending = f"  {s['pending']} queued" if s.get("pending") else ""
+        lines.append(f"{s['session_id']}  browser {s['browser']}  idle {s['idle_s']:.0f}s{pending}{state}")
+    return ctx.emit(result, "\n".join(lines) if lines else "no sessions")
+
+
+def cmd_tab_list(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.tool("tool.tab_list", {}, TAB_TIMEOUT_S)
+    lines = [
+        f"{'*' if t.get('active') else ' '} {t['tab_id']}  {quoted(t.get('title'), 60)}  {t.get('url', '')}"
+        for t in result["tabs"]
+    ]
+    return ctx.emit(result, "\n".join(lines))
+
+
+def cmd_tab_new(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {}
+    if args.url:
+        params["url"] = args.url
+    if args.allow_file:
+        params["allow_file"] = True
+    result = ctx.tool("tool.tab_create", params, TAB_TIMEOUT_S)
+    return ctx.emit(result, f"opened tab {result['tab_id']} {result.get('url', '')}")
+
+
+def cmd_tab_close(args: argparse.Namespace, ctx: Context) -> int:
+    params = {"tab_id": args.tab_id} if args.tab_id else {}
+    result = ctx.tool("tool.tab_close", params, TAB_TIMEOUT_S)
+    return ctx.emit(result, f"closed tab {result['tab_id']}; current tab is {result.get('current_tab_id')}")
+
+
+def cmd_tab_select(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.tool("tool.tab_select", {"tab_id": args.tab_id}, TAB_TIMEOUT_S)
+    return ctx.emit(
+        result, f"selected tab {result['tab_id']} {quoted(result.get('title'))} {result.get('url', '')}"
+    )
