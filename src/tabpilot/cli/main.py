@@ -84,8 +84,6 @@ def verb_of(argv: list[str]) -> str | None:
 
 def build_parser(argv: list[str] | None = None) -> Parser:
     """The parser; given argv with a known verb, only that verb's family is registered."""
-    import importlib
-
     common = _common_options()
     parser = Parser(
         prog="tabpilot",
@@ -98,7 +96,9 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     sub.required = True
     family = VERB_FAMILIES.get(verb_of(argv)) if argv is not None else None
     for name in (family,) if family else FAMILY_ORDER:
-        importlib.import_module(f"tabpilot.cli.{name}").register(sub, common)
+        # __import__ (not importlib) so `python -X importtime` accounts for these imports too.
+        __import__(f"tabpilot.cli.{name}")
+        sys.modules[f"tabpilot.cli.{name}"].register(sub, common)
     return parser
 
 
