@@ -1,0 +1,130 @@
+// @ts-check
+// Routes daemon requests to tool handlers: one method table, one AbortController per request,
+// the cancel fast path, and exactly one response per request.
+import { RpcError, classify, response, errorResponse } from "./protocol.js";
+import { sessionStart, sessionStop } from "../tools/session.js";
+import { tabList, tabCreate, tabClose, tabSelect } from "../tools/tabs.js";
+import { navigate, navigateBack, navigateForward, reload } from "../tools/navigation.js";
+import { evaluate } from "../tools/evaluate.js";
+import { screenshot } from "../tools/observation.js";
+
+/**
+ * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
+ * @typedef {(params: Record<string, any>, ctx: HandlerContext) => unknown} Handler
+ */
+
+/** @type {Readonly<Record<string, Handler>>} */
+export const METHODS = Object.freeze({
+  "system.ping": () => ({}),
+  "tool.session_start": sessionStart,
+  "tool.session_stop": sessionStop,
+  "tool.tab_list": tabList,
+  "tool.tab_create": tabCreate,
+  "tool.tab_close": tabClose,
+  "tool.tab_select": tabSelect,
+  "tool.navigate": navigate,
+  "tool.navigate_back": navigateBack,
+  "tool.navigate_forward": navigateForward,
+  "tool.reload": reload,
+  "tool.evaluate": evaluate,
+  "tool.screenshot": screenshot,
+});
+
+function cancelledError(/** @type {string} */ why) {
+  return new RpcError("cancelled", why, "rpc_cancelled");
+}
+
+/**
+ * @param {unknown} err
+ * @param {AbortSignal} signal
+ */
+function toRpcError(err, signal) {
+  if (err instanceof RpcError) return err;
+  if (signal.aborted) {
+    return signal.reason instanceof RpcError ? signal.reason : cancelledError("request cancelled");
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new RpcError("protocol_error", message || "handler failed");
+}
+
+/**
+ * @param {{handlers?: Readonly<Record<string, Handler>>, context: Record<string, any>, log?: Pick<Console, "warn">}} deps
+ */
+export function createDispatcher({ handlers = METHODS, context, log = console }) {
+  /** @type {Map<string, AbortController>} */
+  const inflight = new Map();
+  let authenticated = false;
+
+  /**
+   * @param {string} id
+   * @param {Handler} handler
+   * @param {Record<string, any>} params
+   * @param {(frame: unknown) => void} send
+   */
+  async function run(id, handler, params, send) {
+    const controller = new AbortController();
+    inflight.set(id, controller);
+    const { signal } = controller;
+    // Handlers compensate on abort themselves (close the window they opened, stop loading …);
+    // racing here makes even a slow handler answer `cancelled` promptly.
+    const aborted = new Promise((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    try {
+      const result = await Promise.race([Promise.resolve().then(() => handler(params, { ...context, signal })), aborted]);
+      send(response(id, result ?? null));
+    } catch (err) {
+      const rpcError = toRpcError(err, signal);
+      if (rpcError.code === "protocol_error") log.warn(`tabpilot: ${id} failed`, err);
+      send(errorResponse(id, rpcError));
+    } finally {
+      inflight.delete(id);
+    }
+  }
+
+  return {
+    /** Opened by the connection controller once system.authenticate succeeded, closed on disconnect. */
+    setAuthenticated(/** @type {boolean} */ value) {
+      authenticated = value;
+      if (!value) this.abortAll("connection closed");
+    },
+
+    /** Abort every in-flight request (their answers can no longer reach the daemon). */
+    abortAll(why = "connection closed") {
+      for (const controller of inflight.values()) controller.abort(cancelledError(why));
+    },
+
+    /**
+     * Handle one inbound frame. Returns false when the frame is not a request.
+     * @param {unknown} frame
+     * @param {(frame: unknown) => void} send bound to the socket the request came from
+     */
+    handle(frame, send) {
+      if (classify(frame) !== "request") return false;
+      const { id, method, params: rawParams } = /** @type {{id: string, method: string, params?: Record<string, any>}} */ (frame);
+      if (!authenticated) {
+        log.warn(`tabpilot: dropped ${method} received before authentication`);
+        return true;
+      }
+      const params = rawParams ?? {};
+      if (method === "cancel") {
+        const target = typeof params.rpc_id === "string" ? inflight.get(params.rpc_id) : undefined;
+        // Ack first: the cancelled request answers on a later microtask.
+        send(response(id, { cancelled: target !== undefined }));
+        target?.abort(cancelledError("cancelled by the daemon"));
+        return true;
+      }
+      if (inflight.has(id)) {
+        send(errorResponse(id, new RpcError("protocol_error", `request id ${id} is already in flight`, "duplicate_rpc_id")));
+        return true;
+      }
+      const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
+      if (handler === undefined) {
+        send(errorResponse(id, new RpcError("unknown_method", `${method} is not implemented by this extension`)));
+        return true;
+      }
+      void run(id, handler, params, send);
+      return true;
+    },
+  };
+}
