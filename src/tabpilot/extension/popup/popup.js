@@ -1,0 +1,105 @@
+// @ts-check
+// The popup: shows the service worker's snapshots and sends the person's changes back.
+// Plain DOM; all state lives in the worker, the popup only renders what it is sent.
+
+const CODE_LENGTH = 8;
+const CODE_ALPHABET = /^[A-HJ-NP-Z2-9]+$/;
+
+const STATE_TEXT = {
+  connected: "Connected",
+  connecting: "Connecting…",
+  version_skew: "Connected (versions differ)",
+  not_paired: "Not paired",
+  auth_failed: "Authentication failed",
+  disconnected: "Not connected: is the tabpilot daemon running?",
+  off: "Off",
+};
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const input = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ ($(id));
+
+const port = chrome.runtime.connect({ name: "popup" });
+/** @param {string} kind @param {unknown} value */
+const send = (kind, value) => port.postMessage({ kind, value });
+
+/** @type {any} */
+let last = null;
+
+/** Replace an input's value unless the person is typing in it. @param {HTMLInputElement} el @param {string} value */
+function setIfIdle(el, value) {
+  if (document.activeElement !== el) el.value = value;
+}
+
+/** @param {HTMLElement} el @param {string | null} text */
+function showText(el, text) {
+  el.hidden = !text;
+  el.textContent = text ?? "";
+}
+
+/** @param {any} s snapshot from the worker */
+function render(s) {
+  last = s;
+  $("dot").dataset.state = s.state;
+  $("state").textContent = STATE_TEXT[/** @type {keyof STATE_TEXT} */ (s.state)] ?? s.state;
+  showText($("last-error"), s.lastError);
+  const toggle = $("enabled");
+  toggle.setAttribute("aria-checked", String(s.enabled));
+  toggle.title = s.enabled ? "Switch the connection off" : "Switch the connection on";
+  setIfIdle(input("label"), s.label);
+  setIfIdle(input("port"), s.port === null ? "" : String(s.port));
+  input("port").disabled = s.managed;
+  $("port-note").hidden = !s.managed;
+  $("instance-id").textContent = s.instanceId || "—";
+  $("extension-version").textContent = s.extensionVersion || "—";
+  $("daemon-version").textContent = s.daemonVersion || "—";
+  const list = $("sessions");
+  list.replaceChildren(
+    ...s.sessions.map((/** @type {{sessionId: string, windowId: number}} */ x) => {
+      const li = document.createElement("li");
+      li.textContent = `${x.sessionId} (window ${x.windowId})`;
+      return li;
+    }),
+  );
+}
+
+port.onMessage.addListener(render);
+
+$("enabled").addEventListener("click", () => {
+  if (last) send("set_enabled", !last.enabled);
+});
+
+$("pair-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const code = input("code").value.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  if (code.length !== CODE_LENGTH || !CODE_ALPHABET.test(code)) {
+    showText($("code-error"), "A code has 8 letters and digits, like ABCD-EFGH.");
+    return;
+  }
+  showText($("code-error"), null);
+  input("code").value = "";
+  send("pair", code);
+});
+
+function commitLabel() {
+  const value = input("label").value.trim();
+  if (last && value !== last.label) send("set_label", value);
+}
+input("label").addEventListener("blur", commitLabel);
+input("label").addEventListener("keydown", (event) => {
+  if (event.key === "Enter") input("label").blur();
+});
+
+$("port-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const value = Number(input("port").value);
+  if (Number.isInteger(value) && value >= 1 && value <= 65535) send("set_port", value);
+  input("port").blur();
+});
+
+$("copy").addEventListener("click", async () => {
+  if (!last?.instanceId) return;
+  await navigator.clipboard.writeText(last.instanceId);
+  $("copy").title = "Copied";
+  $("copy").textContent = "✓";
+});

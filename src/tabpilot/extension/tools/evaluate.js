@@ -1,0 +1,61 @@
+// @ts-check
+// tool.evaluate: run an expression in the page's main world and return a JSON value.
+import { RpcError } from "../lib/protocol.js";
+import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf } from "../lib/params.js";
+import { withDeadline } from "../lib/deadline.js";
+
+/**
+ * @param {any} details CDP Runtime.ExceptionDetails
+ * @returns {{text: string, line: number, column: number}}
+ */
+export function describeException(details) {
+  const description = details.exception?.description;
+  const text = typeof description === "string" && description !== "" ? description.split("\n", 1)[0] : details.text || "Uncaught";
+  return { text, line: (details.lineNumber ?? 0) + 1, column: (details.columnNumber ?? 0) + 1 };
+}
+
+/** @param {any} remote CDP Runtime.RemoteObject fetched by value */
+export function valueOf(remote) {
+  if (remote === undefined) return null;
+  if ("unserializableValue" in remote) return String(remote.unserializableValue);
+  return "value" in remote ? remote.value : null;
+}
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function evaluate(params, { sessions, cdp, signal }) {
+  const expression = requireString(params, "expression");
+  const awaitPromise = optionalBool(params, "await_promise", true);
+  const timeoutMs = timeoutOf(params);
+  const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  const stop = () => cdp.send(tab.id, "Runtime.terminateExecution").catch(() => {});
+  let reply;
+  try {
+    // CDP's own timeout stops a busy script; ours also covers a promise that never settles.
+    reply = await withDeadline(
+      cdp.send(tab.id, "Runtime.evaluate", {
+        expression,
+        returnByValue: true,
+        awaitPromise,
+        userGesture: true,
+        ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
+      }),
+      {
+        signal,
+        timeoutMs,
+        onTimeout: () =>
+          new RpcError("timeout", `the expression did not finish within ${timeoutMs} ms`, undefined, {
+            tab_id: tab.id,
+            hint: "Make the script faster, or pass a longer timeout_ms.",
+          }),
+      },
+    );
+  } catch (err) {
+    if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) await stop();
+    if (err instanceof RpcError && err.code === "cdp_failed" && !err.reason) {
+      err.data.hint = "Return JSON-serialisable data, e.g. JSON.stringify(...) or pick the fields you need.";
+    }
+    throw err;
+  }
+  if (reply.exceptionDetails) return { tab_id: tab.id, ok: false, exception: describeException(reply.exceptionDetails) };
+  return { tab_id: tab.id, ok: true, value: valueOf(reply.result) };
+}

@@ -1,0 +1,14 @@
+// @ts-check
+// tool.session_start / tool.session_stop: open and close a session's Agent Window.
+import { sessionIdOf } from "../lib/params.js";
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export function sessionStart(params, { sessions, signal }) {
+  return sessions.start(sessionIdOf(params), { signal });
+}
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function sessionStop(params, { sessions }) {
+  await sessions.stop(sessionIdOf(params));
+  return { closed: true };
+}

@@ -1,0 +1,83 @@
+// @ts-check
+// tool.tab_list / tab_create / tab_close / tab_select: the session's tabs only.
+import { RpcError } from "../lib/protocol.js";
+import { sessionIdOf, optionalTabId, requireTabId, optionalBool, timeoutOf } from "../lib/params.js";
+import { normalizeUrl } from "../lib/urls.js";
+import { navigateTab } from "./navigation.js";
+
+/** @param {{url?: string, pendingUrl?: string}} tab */
+const urlOf = (tab) => tab.url || tab.pendingUrl || "";
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function tabList(params, { sessions }) {
+  const tabs = await sessions.tabs(sessionIdOf(params));
+  return {
+    tabs: tabs.map((/** @type {any} */ t) => ({
+      tab_id: t.id,
+      url: urlOf(t),
+      title: t.title ?? "",
+      active: t.active === true,
+      loading: t.status === "loading",
+    })),
+  };
+}
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function tabCreate(params, ctx) {
+  const { sessions, tabs, signal } = ctx;
+  const sessionId = sessionIdOf(params);
+  const session = await sessions.get(sessionId);
+  let url = null;
+  if (params.url !== undefined && params.url !== null) {
+    const current = await sessions.resolveTab(sessionId).catch(() => null);
+    url = normalizeUrl(params.url, { allowFile: optionalBool(params, "allow_file", false), base: current?.url || undefined });
+  }
+  const timeoutMs = timeoutOf(params);
+  // Opened blank and navigated over CDP, so a bad address fails like tool.navigate does.
+  const tab = await tabs.create({ windowId: session.windowId, url: "about:blank", active: true });
+  if (signal.aborted) {
+    await tabs.remove(tab.id).catch(() => {});
+    throw signal.reason;
+  }
+  if (url === null) return { tab_id: tab.id, url: urlOf(tab) || "about:blank", title: tab.title ?? "" };
+  try {
+    const result = await navigateTab(ctx, tab.id, {
+      command: () => ctx.cdp.send(tab.id, "Page.navigate", { url }),
+      waitUntil: "load",
+      timeoutMs,
+      requestedUrl: url,
+    });
+    return { tab_id: tab.id, url: result.url, title: result.title };
+  } catch (err) {
+    if (signal.aborted) {
+      await tabs.remove(tab.id).catch(() => {});
+      throw err;
+    }
+    // The tab stays open (it may show the browser's error page); tell the agent which one it is.
+    if (err instanceof RpcError) err.data.tab_id = tab.id;
+    throw err;
+  }
+}
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function tabClose(params, { sessions, tabs, cdp }) {
+  const sessionId = sessionIdOf(params);
+  const session = await sessions.get(sessionId);
+  const tab = await sessions.resolveTab(sessionId, optionalTabId(params));
+  if (tab.windowId === session.windowId) {
+    const inWindow = await tabs.query({ windowId: session.windowId });
+    // Closing the last tab would close the window and end the session.
+    if (inWindow.length <= 1) await tabs.create({ windowId: session.windowId, url: "about:blank", active: true });
+  }
+  await cdp.detach(tab.id);
+  await tabs.remove(tab.id);
+  const current = await sessions.resolveTab(sessionId).catch(() => null);
+  return { tab_id: tab.id, closed: true, current_tab_id: current?.id ?? null };
+}
+
+/** @type {import("../lib/dispatcher.js").Handler} */
+export async function tabSelect(params, { sessions, tabs }) {
+  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params));
+  const updated = await tabs.update(tab.id, { active: true });
+  return { tab_id: tab.id, url: urlOf(updated ?? tab), title: (updated ?? tab).title ?? "" };
+}
