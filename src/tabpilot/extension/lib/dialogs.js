@@ -21,6 +21,9 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
   const leaving = new Map();
   /** @type {Map<number, DialogRecord[]>} */
   const history = new Map();
+  /** The dialog left open on each tab, until Chrome reports it closed. */
+  /** @type {Map<number, DialogRecord>} */
+  const open = new Map();
 
   /** @param {number} tabId @param {DialogRecord} record */
   function remember(tabId, record) {
@@ -36,7 +39,9 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
     const accept = type === "alert" || (type === "beforeunload" && (leaving.get(tabId) ?? 0) > 0);
     const record = { type, message: params.message ?? "", url: params.url ?? "", at: now() };
     if (!accept) {
-      remember(tabId, { ...record, handled: "left_open" });
+      const left = { ...record, handled: /** @type {const} */ ("left_open") };
+      remember(tabId, left);
+      open.set(tabId, left);
       return;
     }
     try {
@@ -49,8 +54,12 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
 
   cdp.onEvent(null, (method, params, tabId) => {
     if (method === "Page.javascriptDialogOpening") void onOpening(tabId, params);
+    else if (method === "Page.javascriptDialogClosed") open.delete(tabId);
   });
-  cdp.onDetach((tabId) => history.delete(tabId));
+  cdp.onDetach((tabId) => {
+    history.delete(tabId);
+    open.delete(tabId);
+  });
 
   return {
     /**
@@ -69,6 +78,9 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
         else leaving.delete(tabId);
       };
     },
+
+    /** The dialog blocking a tab right now, if we left one open. */
+    pending: (/** @type {number} */ tabId) => open.get(tabId) ?? null,
 
     /** Dialogs seen on a tab since we attached, oldest first. */
     history: (/** @type {number} */ tabId) => [...(history.get(tabId) ?? [])],

@@ -194,7 +194,8 @@ export async function runNavigation({ cdp, dialogs, tabId, kind, command, waitUn
       },
     });
   } catch (err) {
-    if (signal?.aborted) await cdp.send(tabId, "Page.stopLoading").catch(() => {});
+    // Not awaited: the cancel must not wait on a page that may be stuck.
+    if (signal?.aborted) void cdp.send(tabId, "Page.stopLoading").catch(() => {});
     throw err;
   } finally {
     watch.dispose();

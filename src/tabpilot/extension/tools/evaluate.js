@@ -22,12 +22,13 @@ export function valueOf(remote) {
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
-export async function evaluate(params, { sessions, cdp, signal }) {
+export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
   const expression = requireString(params, "expression");
   const awaitPromise = optionalBool(params, "await_promise", true);
   const timeoutMs = timeoutOf(params);
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
-  const stop = () => cdp.send(tab.id, "Runtime.terminateExecution").catch(() => {});
+  // Not awaited: a page stuck behind a dialog would not answer this either.
+  const stop = () => void cdp.send(tab.id, "Runtime.terminateExecution").catch(() => {});
   let reply;
   try {
     // CDP's own timeout stops a busy script; ours also covers a promise that never settles.
@@ -42,15 +43,19 @@ export async function evaluate(params, { sessions, cdp, signal }) {
       {
         signal,
         timeoutMs,
-        onTimeout: () =>
-          new RpcError("timeout", `the expression did not finish within ${timeoutMs} ms`, undefined, {
+        onTimeout: () => {
+          const dialog = dialogs?.pending(tab.id);
+          return new RpcError("timeout", `the expression did not finish within ${timeoutMs} ms`, undefined, {
             tab_id: tab.id,
-            hint: "Make the script faster, or pass a longer timeout_ms.",
-          }),
+            hint: dialog
+              ? `A ${dialog.type} dialog ("${dialog.message.slice(0, 80)}") is open on the tab and blocks it; the person must answer it.`
+              : "Make the script faster, or pass a longer timeout_ms.",
+          });
+        },
       },
     );
   } catch (err) {
-    if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) await stop();
+    if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) stop();
     if (err instanceof RpcError && err.code === "cdp_failed" && !err.reason) {
       err.data.hint = "Return JSON-serialisable data, e.g. JSON.stringify(...) or pick the fields you need.";
     }

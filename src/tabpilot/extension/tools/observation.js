@@ -29,7 +29,10 @@ export async function screenshot(params, { sessions, cdp, signal }) {
   if (format !== "png") throw new RpcError("invalid_params", `format must be png, not ${format}`);
   const timeoutMs = timeoutOf(params);
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
-  const { data } = await withDeadline(cdp.send(tab.id, "Page.captureScreenshot", { format: "png" }), {
+  // A background tab paints no frames, so a plain capture waits forever; captureBeyondViewport
+  // makes Chrome render one for the capture (checked on Chromium 156), still viewport-sized.
+  const capture = cdp.send(tab.id, "Page.captureScreenshot", { format: "png", captureBeyondViewport: true });
+  const { data } = await withDeadline(capture, {
     signal,
     timeoutMs,
     onTimeout: () =>
