@@ -272,3 +272,15 @@ test("events for the daemon are dropped unless authenticated", async () => {
   const events = sockets[0].sent.filter((f) => f.event);
   assert.equal(events.length, 1);
 });
+
+test("a refused code over an existing pairing falls back to it and says so", async () => {
+  const { connection, sockets, storage, timers, connect } = setup({ stored: { [KEYS.secret]: SECRET, [KEYS.pendingCode]: "ZZZZ-ZZZZ" } });
+  await connect();
+  await waitFor(() => connection.status().state === "auth_failed", "the refusal");
+  assert.equal(KEYS.pendingCode in storage.data, false);
+  timers.advance(500);
+  sockets[1].open();
+  await waitFor(() => connection.status().state === "connected", "the fallback connection");
+  assert.match(connection.status().lastError, /refused the pairing code.*Still connected with the earlier pairing/);
+  assert.equal(storage.data[KEYS.secret], SECRET);
+});

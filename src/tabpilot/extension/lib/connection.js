@@ -83,6 +83,9 @@ export function createConnection({
   let generation = 0;
   /** A managed pairing code the daemon refused is not offered again until the worker restarts. */
   let managedCodeRefused = false;
+  /** Shown once we are connected again with the earlier secret, so a refused code is not silent. */
+  /** @type {string | null} */
+  let refusedCodeNote = null;
   /** @type {Map<string, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
   const pending = new Map();
   /** @type {any} */
@@ -169,7 +172,10 @@ export function createConnection({
       if (creds.source === "popup") await config.clearPendingCode();
       else managedCodeRefused = true;
       const next = await reload();
-      fail("auth_failed", "The daemon refused the pairing code (wrong or expired): run `tabpilot pair` for a new one.", credentialsOf(next) !== null);
+      const message = "The daemon refused the pairing code (wrong or expired): run `tabpilot pair` for a new one.";
+      const fallback = credentialsOf(next) !== null;
+      if (fallback) refusedCodeNote = `${message} Still connected with the earlier pairing.`;
+      fail("auth_failed", message, fallback);
       return;
     }
     if (err.code === "auth_failed") {
@@ -247,7 +253,8 @@ export function createConnection({
       transport.resetBackoff();
       dispatcher.setAuthenticated(true);
       armSilenceWatch();
-      setState(verdict, null);
+      setState(verdict, creds.mode === "secret" ? refusedCodeNote : null);
+      refusedCodeNote = null;
       log.info(`tabpilot: ${verdict} to daemon ${daemonVersion ?? "?"} on port ${s.port}`);
     } catch (err) {
       if (!current()) return;
@@ -336,6 +343,7 @@ export function createConnection({
     /** @param {string} code as typed; pairing starts on a fresh socket */
     async pair(code) {
       managedCodeRefused = false;
+      refusedCodeNote = null;
       await config.setPendingCode(code);
       await restart();
     },

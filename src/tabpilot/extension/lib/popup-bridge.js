@@ -46,14 +46,14 @@ export async function applyPopupMessage(connection, message) {
 
 /**
  * Register in the worker's first turn.
- * @param {{onConnect: {addListener(fn: (port: any) => void): void}}} runtime
+ * @param {{getURL(path: string): string, onConnect: {addListener(fn: (port: any) => void): void}}} runtime
  * @param {ConnectionLike} connection
  * @param {SessionsLike} sessions
  */
 export function registerPopupBridge(runtime, connection, sessions) {
   runtime.onConnect.addListener((port) => {
-    // Only our own pages: a content script's port carries the tab it came from.
-    if (port.name !== PORT_NAME || port.sender?.tab) return;
+    // Only our own pages (the popup, or popup.html opened in a tab), never a web page's script.
+    if (port.name !== PORT_NAME || !port.sender?.url?.startsWith(runtime.getURL(""))) return;
     const push = () => {
       try {
         port.postMessage({ ...connection.status(), sessions: sessions.list() });

@@ -49,6 +49,10 @@ function render(s) {
   setIfIdle(input("label"), s.label);
   setIfIdle(input("port"), s.port === null ? "" : String(s.port));
   input("port").disabled = s.managed;
+  /** @type {HTMLButtonElement} */ ($("port-set")).disabled = s.managed;
+  $("pair-hint").textContent = s.paired
+    ? "Paired. Enter a new code only to pair with another daemon."
+    : "Run tabpilot pair in a terminal and type the code it prints.";
   $("port-note").hidden = !s.managed;
   $("instance-id").textContent = s.instanceId || "—";
   $("extension-version").textContent = s.extensionVersion || "—";
@@ -100,6 +104,5 @@ $("port-form").addEventListener("submit", (event) => {
 $("copy").addEventListener("click", async () => {
   if (!last?.instanceId) return;
   await navigator.clipboard.writeText(last.instanceId);
-  $("copy").title = "Copied";
-  $("copy").textContent = "✓";
+  $("copy").textContent = "copied";
 });

@@ -3,7 +3,7 @@
 import { sessionIdOf } from "../lib/params.js";
 
 /** @type {import("../lib/dispatcher.js").Handler} */
-export function sessionStart(params, { sessions, signal }) {
+export async function sessionStart(params, { sessions, signal }) {
   return sessions.start(sessionIdOf(params), { signal });
 }
 
