@@ -6,6 +6,7 @@ import { sessionStart, sessionStop } from "../../src/tabpilot/extension/tools/se
 import { tabList, tabCreate, tabClose, tabSelect } from "../../src/tabpilot/extension/tools/tabs.js";
 import { evaluate, describeException, valueOf } from "../../src/tabpilot/extension/tools/evaluate.js";
 import { screenshot, pngSize } from "../../src/tabpilot/extension/tools/observation.js";
+import { RpcError } from "../../src/tabpilot/extension/lib/protocol.js";
 import { FakeStorage } from "./helpers/fake-storage.js";
 import { fakeBrowser } from "./helpers/fake-chrome.js";
 
@@ -188,4 +189,20 @@ test("screenshot captures over CDP, background tabs included", async () => {
   assert.deepEqual(await screenshot({ session_id: "s1" }, ctx()), { tab_id, format: "png", width: 1, height: 1, data: ONE_BY_ONE_PNG });
   assert.deepEqual(cdpCalls[0], [tab_id, "Page.captureScreenshot", { format: "png", captureBeyondViewport: true }]);
   await assert.rejects(screenshot({ session_id: "s1", format: "jpeg" }, ctx()), { code: "invalid_params" });
+});
+
+test("evaluate: a result that cannot travel as JSON is the agent's invalid_params", async () => {
+  const { ctx } = setup({
+    cdpReply: (m) => {
+      if (m === "Runtime.evaluate") throw new RpcError("cdp_failed", "Runtime.evaluate: Object reference chain is too long");
+      return {};
+    },
+  });
+  await sessionStart({ session_id: "s1" }, ctx());
+  await assert.rejects(evaluate({ session_id: "s1", expression: "window" }, ctx()), (err) => {
+    assert.equal(err.code, "invalid_params");
+    assert.match(err.message, /cannot be returned as JSON/);
+    assert.match(err.data.hint, /JSON/);
+    return true;
+  });
 });

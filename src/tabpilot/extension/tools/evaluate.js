@@ -4,6 +4,8 @@ import { RpcError } from "../lib/protocol.js";
 import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf } from "../lib/params.js";
 import { withDeadline } from "../lib/deadline.js";
 
+const NOT_JSON = /couldn't be returned by value|reference chain is too long/i;
+
 /**
  * @param {any} details CDP Runtime.ExceptionDetails
  * @returns {{text: string, line: number, column: number}}
@@ -56,8 +58,12 @@ export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
     );
   } catch (err) {
     if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) stop();
-    if (err instanceof RpcError && err.code === "cdp_failed" && !err.reason) {
-      err.data.hint = "Return JSON-serialisable data, e.g. JSON.stringify(...) or pick the fields you need.";
+    if (err instanceof RpcError && NOT_JSON.test(err.message)) {
+      // The script ran; its result just cannot travel as JSON: the agent's to fix, not a browser fault.
+      throw new RpcError("invalid_params", `the result cannot be returned as JSON (${err.message})`, undefined, {
+        tab_id: tab.id,
+        hint: "Return JSON-serialisable data, e.g. JSON.stringify(...) or pick the fields you need.",
+      });
     }
     throw err;
   }
