@@ -1,0 +1,716 @@
+// @ts-check
+// The snapshot walker: one pass over the page's flattened tree (open shadow roots with slots resolved,
+// same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
+// actionable elements.
+//
+// Runs inside the page (sent as source text by agent-source.js): it may use only its parameters,
+// its own locals and browser globals. No imports, no module-level constants.
+
+/**
+ * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number}} RefStore
+ * @typedef {{viewportOnly?: boolean}} WalkOptions
+ */
+
+/**
+ * Walks `root` (an element, normally document.body) and returns the IR, the element list that the
+ * IR's `i` fields index, and the cross-origin frames found.
+ * @param {Element} root
+ * @param {WalkOptions} opts
+ * @param {RefStore} store
+ */
+export function walkDocument(root, opts, store) {
+  const vpOnly = !!opts.viewportOnly;
+  /** @type {Element[]} */
+  const els = [];
+  /** @type {{ref: string, name: string, src: string}[]} */
+  const frames = [];
+  let elements = 0;
+  let refsShown = 0;
+
+  // Elements never walked: not rendered, or rendered by their owner (options of a select).
+  /** @type {Record<string, number>} */
+  const SKIP = {
+    script: 1, style: 1, template: 1, noscript: 1, head: 1, meta: 1, link: 1, base: 1, title: 1,
+    datalist: 1, option: 1, optgroup: 1, param: 1, source: 1, track: 1, colgroup: 1, col: 1, area: 1,
+    map: 1, canvas: 1, embed: 1, object: 1,
+  };
+  /** @type {Record<string, number>} */
+  const ACTIONABLE = {
+    link: 1, button: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
+    menuitemradio: 1, option: 1, treeitem: 1, slider: 1, spinbutton: 1, textbox: 1, searchbox: 1,
+    combobox: 1, listbox: 1, summary: 1, scrollbar: 1, password: 1, date: 1, datetime: 1, time: 1,
+    month: 1, week: 1, color: 1, file: 1,
+  };
+  /** @type {Record<string, string>} */
+  const LANDMARK = {
+    navigation: "navigation", main: "main", banner: "banner", contentinfo: "contentinfo",
+    complementary: "complementary", search: "search", form: "form", region: "region",
+  };
+  // Roles of input types (anything else is a textbox).
+  /** @type {Record<string, string>} */
+  const INPUT_ROLE = {
+    button: "button", submit: "button", reset: "button", image: "button", checkbox: "checkbox",
+    radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", password: "password",
+    date: "date", "datetime-local": "datetime", time: "time", month: "month", week: "week",
+    color: "color", file: "file",
+  };
+  // Input types whose value is typed text (readonly and placeholder apply).
+  /** @type {Record<string, number>} */
+  const TEXT_INPUT = { text: 1, search: 1, email: 1, tel: 1, url: 1, password: 1, number: 1 };
+  // IR node types that are blocks (whitespace around them does not matter).
+  /** @type {Record<string, number>} */
+  const BLOCK = { b: 1, h: 1, ul: 1, ol: 1, li: 1, tbl: 1, tr: 1, td: 1, pre: 1, lm: 1, dlg: 1, grp: 1, frame: 1, hr: 1 };
+  /** @type {Record<string, number>} */
+  const CHECKABLE_ROLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+
+  const topDoc = root.ownerDocument;
+  // Focus, through shadow roots and same-origin frames.
+  /** @type {Element | null} */
+  let focused = topDoc.activeElement;
+  for (let guard = 0; focused && guard < 32; guard++) {
+    const inner = /** @type {any} */ (focused).shadowRoot?.activeElement ?? (() => {
+      try {
+        return /** @type {any} */ (focused).contentDocument?.activeElement ?? null;
+      } catch {
+        return null;
+      }
+    })();
+    if (!inner || inner === focused) break;
+    focused = inner;
+  }
+  let userInvalid = true; // :user-invalid support, probed on first use
+
+  // Walk context, saved and restored around elements.
+  let view = /** @type {Window & typeof globalThis} */ (topDoc.defaultView || window);
+  let vw = view.innerWidth;
+  let vh = view.innerHeight;
+  let vis = true; // visibility:visible
+  let parentCursor = "auto";
+  /** @type {any} */
+  let actNode = null; // IR node of the actionable we are inside
+  let skipText = false; // inside a label whose text became its control's name
+  let pre = false; // inside preformatted text
+  let sectioning = 0; // inside article/aside/main/nav/section (header/footer are not landmarks there)
+  let editable = false; // inside a contenteditable region
+
+  /** @param {Element} el */
+  function refOf(el) {
+    let n = store.map.get(el);
+    if (n === undefined) {
+      n = store.next++;
+      store.map.set(el, n);
+      store.refs.set(n, new WeakRef(el));
+    }
+    refsShown++;
+    return n;
+  }
+  /** @param {string} s */
+  const clean = (s) => s.replace(/\s+/g, " ").trim();
+
+  /** @param {Element} el */
+  function labelledBy(el) {
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return "";
+    const scope = /** @type {any} */ (el.getRootNode());
+    let s = "";
+    for (const id of ids.split(/\s+/)) {
+      if (!id) continue;
+      const t = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (t) s += " " + (t === el ? el.getAttribute("aria-label") || "" : t.textContent);
+    }
+    return clean(s);
+  }
+  /** Text of a label without the text of the controls inside it. @param {Node} n @returns {string} */
+  function labelText(n) {
+    let s = "";
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) s += /** @type {Text} */ (c).data;
+      else if (c.nodeType === 1) {
+        const tag = /** @type {Element} */ (c).localName;
+        if (tag === "input" || tag === "select" || tag === "textarea" || tag === "button" || tag === "script" || tag === "style") continue;
+        s += labelText(c);
+      }
+    }
+    return s;
+  }
+  /** @param {any} el */
+  function labelsName(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return "";
+    let s = "";
+    for (let j = 0; j < labels.length; j++) s += " " + labelText(labels[j]);
+    return clean(s);
+  }
+  /** Is this element rendered (used for the control of a label)? @param {Element} el */
+  function rendered(el) {
+    const any = /** @type {any} */ (el);
+    return typeof any.checkVisibility === "function" ? any.checkVisibility({ visibilityProperty: true }) : true;
+  }
+  /** @param {string} s */
+  const short = (s) => (s.length > 300 ? s.slice(0, 300) + `…(+${s.length - 300} chars)` : s);
+
+  /** @param {Element} el @param {string} tag */
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case "a":
+        return el.hasAttribute("href") ? "link" : "";
+      case "button":
+        return "button";
+      case "input": {
+        const type = /** @type {HTMLInputElement} */ (el).type;
+        if (type === "hidden") return "";
+        return INPUT_ROLE[type] || "textbox";
+      }
+      case "select":
+        return /** @type {HTMLSelectElement} */ (el).multiple || /** @type {HTMLSelectElement} */ (el).size > 1 ? "listbox" : "combobox";
+      case "textarea":
+        return "textbox";
+      case "summary": {
+        const p = el.parentElement;
+        return p && p.localName === "details" && p.querySelector(":scope > summary") === el ? "summary" : "";
+      }
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6":
+        return "heading";
+      case "nav":
+        return "navigation";
+      case "main":
+        return "main";
+      case "aside":
+        return "complementary";
+      case "header":
+        return sectioning ? "" : "banner";
+      case "footer":
+        return sectioning ? "" : "contentinfo";
+      case "form":
+        // a landmark only when named, as in ARIA
+        return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title") ? "form" : "";
+      case "search":
+        return "search";
+      case "section":
+        return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : "";
+      case "dialog":
+        return "dialog";
+      case "fieldset":
+        return "group";
+      case "img":
+        return "img";
+      case "progress":
+        return "progressbar";
+      case "meter":
+        return "meter";
+      case "iframe": case "frame":
+        return "iframe";
+      default:
+        return "";
+    }
+  }
+
+  /** States of an actionable element, as the renderer prints them. @param {any} el @param {string} tag @param {string} role */
+  function statesOf(el, tag, role) {
+    let s = "";
+    const native = tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
+    if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) {
+      s += el.indeterminate ? " mixed" : el.checked ? " checked" : " unchecked";
+    } else if (CHECKABLE_ROLE[role]) {
+      const c = el.getAttribute("aria-checked");
+      s += c === "true" ? " checked" : c === "mixed" ? " mixed" : " unchecked";
+    }
+    if (role === "summary") s += el.parentElement.open ? " expanded" : " collapsed";
+    else {
+      const x = el.getAttribute("aria-expanded");
+      if (x === "true") s += " expanded";
+      else if (x === "false") s += " collapsed";
+    }
+    if (el.getAttribute("aria-selected") === "true") s += " selected";
+    const p = el.getAttribute("aria-pressed");
+    if (p === "true") s += " pressed";
+    else if (p === "mixed") s += " pressed=mixed";
+    if ((native && el.matches(":disabled")) || el.getAttribute("aria-disabled") === "true") s += " disabled";
+    if ((native && el.required) || el.getAttribute("aria-required") === "true") s += " required";
+    const inv = el.getAttribute("aria-invalid");
+    let invalid = inv != null && inv !== "false";
+    if (!invalid && native && userInvalid && tag !== "button") {
+      try {
+        invalid = el.matches(":user-invalid");
+      } catch {
+        userInvalid = false;
+      }
+    }
+    if (invalid) s += " invalid";
+    if (((tag === "input" && TEXT_INPUT[el.type]) || tag === "textarea") && el.readOnly) s += " readonly";
+    else if (el.getAttribute("aria-readonly") === "true") s += " readonly";
+    const cur = el.getAttribute("aria-current");
+    if (cur && cur !== "false") s += " current";
+    if (el === focused) s += " focused";
+    return s.slice(1);
+  }
+
+  /**
+   * The IR node of an actionable element (children are walked by the caller when it has content).
+   * @param {any} el @param {string} tag @param {string} role
+   */
+  function actionable(el, tag, role) {
+    /** @type {any} */
+    const n = { t: "c", r: role, ref: refOf(el) };
+    let name = labelledBy(el) || clean(el.getAttribute("aria-label") || "");
+    let nameIsPlaceholder = false;
+    if (tag === "input" || tag === "select" || tag === "textarea") {
+      const type = el.type;
+      if (tag === "input" && (type === "button" || type === "submit" || type === "reset")) {
+        if (!name) name = el.value || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+      } else if (tag === "input" && type === "image") {
+        if (!name) name = el.alt || el.value || "Submit";
+      } else {
+        if (!name) name = labelsName(el) || clean(el.title || "");
+        if (!name && el.placeholder) {
+          name = clean(el.placeholder);
+          nameIsPlaceholder = true;
+        }
+        // value
+        if (tag === "select") {
+          const opts = el.options;
+          const labels = [];
+          const selected = [];
+          for (let j = 0; j < opts.length; j++) {
+            const label = clean(opts[j].label || opts[j].text);
+            if (j < 20) labels.push(label);
+            if (opts[j].selected) selected.push(label);
+          }
+          n.v = selected.join("|");
+          if (!el.multiple && !n.v) delete n.v;
+          n.o = labels.join("|") + (opts.length > 20 ? `|…(+${opts.length - 20})` : "");
+        } else if (type === "checkbox" || type === "radio") {
+          // state only
+        } else if (type === "password") {
+          if (el.value) n.v = "••••••••";
+        } else if (type === "file") {
+          const files = el.files;
+          if (files && files.length) n.v = Array.from(files, (/** @type {File} */ f) => f.name).join(", ");
+        } else if (el.value !== "") {
+          n.v = short(el.value);
+          if (type === "range") {
+            if (el.min !== "" && el.min !== "0") n.s = "min=" + el.min;
+            if (el.max !== "" && el.max !== "100") n.s = (n.s ? n.s + " " : "") + "max=" + el.max;
+          }
+        }
+        if (!nameIsPlaceholder && el.placeholder && el.value === "") {
+          const ph = clean(el.placeholder);
+          if (ph !== name) n.ph = ph;
+        }
+      }
+    } else if (role === "slider" || role === "spinbutton" || role === "scrollbar") {
+      const v = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
+      if (v != null) n.v = v;
+    } else if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) {
+      name = labelsName(el) || clean(el.getAttribute("title") || "");
+      const ph = el.getAttribute("aria-placeholder") || el.getAttribute("placeholder");
+      if (ph && !clean(el.textContent || "")) n.ph = clean(ph);
+    } else if (tag === "a" && el.href) {
+      n.u = hrefOf(el);
+    }
+    if (name) n.n = name;
+    const st = statesOf(el, tag, role);
+    if (st) n.s = n.s ? st + " " + n.s : st;
+    return n;
+  }
+  /** A link's URL, shortened when it points into the same origin. @param {any} el */
+  function hrefOf(el) {
+    const href = el.href;
+    if (typeof href !== "string") return "";
+    const loc = el.ownerDocument.location;
+    if (href.startsWith(loc.origin + "/")) {
+      const path = href.slice(loc.origin.length);
+      const here = loc.pathname + loc.search;
+      return path.startsWith(here + "#") ? path.slice(here.length) : path;
+    }
+    return href;
+  }
+
+  /** Children in the flat tree. @param {Element} el @param {any[]} out */
+  function walkKids(el, out) {
+    const sr = /** @type {any} */ (el).shadowRoot;
+    if (sr) {
+      for (let c = sr.firstChild; c; c = c.nextSibling) walkNode(c, out);
+      return;
+    }
+    if (el.localName === "slot") {
+      const assigned = /** @type {HTMLSlotElement} */ (el).assignedNodes();
+      if (assigned.length) {
+        for (let j = 0; j < assigned.length; j++) walkNode(assigned[j], out);
+        return;
+      }
+    }
+    for (let c = el.firstChild; c; c = c.nextSibling) walkNode(c, out);
+  }
+  /** @param {Node} node @param {any[]} out */
+  function walkNode(node, out) {
+    const type = node.nodeType;
+    if (type === 3) {
+      if (!vis || skipText) return;
+      let d = /** @type {Text} */ (node).data;
+      if (!d) return;
+      const last = out.length - 1;
+      if (!pre && d.trim() === "") {
+        // Whitespace only matters between inline content.
+        if (last < 0 || (typeof out[last] !== "string" && BLOCK[out[last].t] === 1)) return;
+        d = " ";
+      }
+      if (last >= 0 && typeof out[last] === "string") out[last] += d;
+      else out.push(d);
+    } else if (type === 1) walkElement(/** @type {Element} */ (node), out);
+  }
+  /** Pushes a block-level node; whitespace before it is dropped. @param {any[]} out @param {any} n */
+  function put(out, n) {
+    const last = out.length - 1;
+    if (last >= 0 && out[last] === " ") out.pop();
+    out.push(n);
+  }
+  /** Pushes a generic block, unless empty; a block that only wraps another block is replaced by it. @param {any[]} out @param {any} n */
+  function pushBlock(out, n) {
+    const c = n.c;
+    if (c.length && c[c.length - 1] === " ") c.pop();
+    if (!c.length) return;
+    if (n.t === "b" && !n.w && c.length === 1 && typeof c[0] !== "string" && BLOCK[c[0].t] === 1 && c[0].t !== "hr") {
+      put(out, c[0]);
+      return;
+    }
+    put(out, n);
+  }
+  /** @param {Element} el */
+  function index(el) {
+    return els.push(el) - 1;
+  }
+
+  /** @param {Element} el @param {any[]} out */
+  function walkElement(el, out) {
+    const tag = el.localName;
+    if (SKIP[tag] === 1) return;
+    if (el.hasAttribute("data-tabpilot-overlay")) return;
+    if (el.getAttribute("aria-hidden") === "true") return;
+    const cs = view.getComputedStyle(el);
+    const display = cs.display;
+    if (display === "none") return;
+    elements++;
+    const visibility = cs.visibility === "visible";
+    const inline = display === "inline" || display === "contents";
+
+    if (!inline && cs.overflow !== "visible") {
+      const h = /** @type {HTMLElement} */ (el);
+      if (h.offsetWidth === 0 || h.offsetHeight === 0) return;
+    }
+    if (vpOnly && display !== "contents") {
+      const r = el.getBoundingClientRect();
+      if ((r.width || r.height) && (r.bottom < 0 || r.top > vh || r.right < 0 || r.left > vw)) return;
+    }
+
+    // SVG: an image if it has a name, never walked inside.
+    if (tag === "svg") {
+      if (!visibility) return;
+      const t = el.querySelector(":scope > title");
+      const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (t ? clean(t.textContent || "") : "");
+      if (name) out.push({ t: "img", n: name });
+      return;
+    }
+
+    let role = el.getAttribute("role");
+    if (role) {
+      role = role.trim().split(/\s+/)[0].toLowerCase();
+      if (role === "none" || role === "presentation" || role === "generic") role = "";
+      // DPUB roles (doc-noteref, doc-backlink…) on links do not change what they are.
+      else if (role.startsWith("doc-") && tag === "a" && el.hasAttribute("href")) role = "link";
+    } else role = implicitRole(el, tag);
+
+    // Save the context.
+    const vis0 = vis, cursor0 = parentCursor, act0 = actNode, skip0 = skipText, pre0 = pre;
+    const sect0 = sectioning, edit0 = editable, view0 = view;
+    vis = visibility;
+    const cursor = cs.cursor;
+    parentCursor = cursor;
+
+    try {
+      if (tag === "br") {
+        if (vis) out.push({ t: "br" });
+        return;
+      }
+      if (tag === "hr" || role === "separator") {
+        if (vis && !actNode) put(out, { t: "hr" });
+        return;
+      }
+      if (tag === "img" || role === "img") {
+        if (!vis) return;
+        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || /** @type {any} */ (el).alt || el.getAttribute("title") || "");
+        if (name) out.push({ t: "img", n: name });
+        return;
+      }
+      if (tag === "iframe" || tag === "frame") {
+        walkFrame(/** @type {HTMLIFrameElement} */ (el), out);
+        return;
+      }
+      if (role === "progressbar" || role === "meter") {
+        if (!vis) return;
+        const any = /** @type {any} */ (el);
+        const v = tag === "progress" || tag === "meter"
+          ? String(any.value) + (any.max && any.max !== 1 ? "/" + any.max : "")
+          : el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
+        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (tag !== "div" ? labelsName(el) : "");
+        /** @type {any} */
+        const n = { t: "i", r: role };
+        if (name) n.n = name;
+        if (v != null) n.v = v;
+        out.push(n);
+        return;
+      }
+
+      // Actionable?
+      let act = role !== "" && ACTIONABLE[role] === 1;
+      if (!act && !editable && el.hasAttribute("contenteditable") && /** @type {HTMLElement} */ (el).isContentEditable) {
+        act = true;
+        role = "textbox";
+      }
+      let clickable = false;
+      if (!act && !actNode && !editable && vis && tag !== "body" && tag !== "html") {
+        if (cursor === "pointer" && cursor0 !== "pointer") clickable = true;
+        else if (el.hasAttribute("onclick")) clickable = true;
+        else if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && role === "") clickable = true;
+        if (clickable) {
+          if (role === "heading" || LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
+          else if (tag === "label") {
+            const c = /** @type {HTMLLabelElement} */ (el).control;
+            if (c && rendered(c)) clickable = false;
+          }
+        }
+        if (clickable) {
+          act = true;
+          role = "clickable";
+        }
+      }
+      if (act && vis) {
+        const n = actionable(el, tag, role);
+        if (actNode) actNode.k = 1;
+        if (role === "textbox" && tag !== "input" && tag !== "textarea") editable = true;
+        const leaf = tag === "input" || tag === "select" || tag === "textarea";
+        if (!leaf) {
+          actNode = n;
+          skipText = false;
+          const c = /** @type {any[]} */ ([]);
+          walkKids(el, c);
+          if (c.length) n.c = c;
+          else if (n.n == null) {
+            const title = clean(el.getAttribute("title") || "");
+            if (title) n.n = title;
+          }
+        }
+        if (inline || display.startsWith("inline")) out.push(n);
+        else put(out, { t: "b", i: index(el), c: [n] });
+        return;
+      }
+
+      // Structure.
+      if (role === "heading") {
+        const lvl = tag.length === 2 && tag[0] === "h" ? +tag[1] : +(el.getAttribute("aria-level") || 2);
+        const n = { t: "h", l: lvl >= 1 && lvl <= 6 ? lvl : 2, i: index(el), c: /** @type {any[]} */ ([]) };
+        if (actNode) actNode.k = 1;
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      if (LANDMARK[role] && !actNode) {
+        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || el.getAttribute("title") || "");
+        /** @type {any} */
+        const n = { t: "lm", r: role, i: index(el), c: [] };
+        if (name) n.n = name;
+        if (role !== "banner" && role !== "contentinfo" && role !== "search" && role !== "form") sectioning++;
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      if (role === "dialog" || role === "alertdialog") {
+        /** @type {any} */
+        const n = { t: "dlg", r: role, i: index(el), c: [] };
+        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "");
+        if (name) n.n = name;
+        let modal = el.getAttribute("aria-modal") === "true";
+        if (!modal && tag === "dialog") {
+          try {
+            modal = el.matches(":modal");
+          } catch {
+            /* older engines */
+          }
+        }
+        if (modal) n.s = "modal";
+        if (actNode) actNode.k = 1;
+        walkKids(el, n.c);
+        put(out, n);
+        return;
+      }
+      if (tag === "article" || tag === "aside" || tag === "section" || tag === "nav" || tag === "main") sectioning++;
+      if (tag === "label") {
+        const c = /** @type {any} */ (el).control;
+        if (c && !c.hasAttribute("aria-label") && !c.hasAttribute("aria-labelledby") && rendered(c)) skipText = true;
+      }
+      if (tag === "details" && !(/** @type {HTMLDetailsElement} */ (el).open)) {
+        // Closed: only the summary is rendered.
+        const s = el.querySelector(":scope > summary");
+        if (s) {
+          const n = { t: "b", i: index(el), c: /** @type {any[]} */ ([]) };
+          walkElement(s, n.c);
+          pushBlock(out, n);
+        }
+        return;
+      }
+      if (role === "group" || role === "radiogroup") {
+        let name = labelledBy(el) || clean(el.getAttribute("aria-label") || "");
+        if (!name && tag === "fieldset") {
+          const lg = el.querySelector(":scope > legend");
+          if (lg) name = clean(lg.textContent || "");
+        }
+        /** @type {any} */
+        const n = { t: "grp", i: index(el), c: [] };
+        if (name) n.n = name;
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      if (inline) {
+        walkKids(el, out);
+        return;
+      }
+      if (tag === "pre") {
+        const n = { t: "pre", i: index(el), c: /** @type {any[]} */ ([]) };
+        pre = true;
+        if (actNode) actNode.k = 1;
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      if (tag === "li" && !display.startsWith("inline")) {
+        const n = { t: "li", i: index(el), c: /** @type {any[]} */ ([]) };
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      if ((tag === "ul" || tag === "ol" || tag === "menu") && !display.startsWith("inline")) {
+        /** @type {any} */
+        const n = { t: tag === "ol" ? "ol" : "ul", i: index(el), c: [] };
+        if (tag === "ol") {
+          const start = /** @type {HTMLOListElement} */ (el).start;
+          if (start !== 1) n.s = start;
+        }
+        if (actNode) actNode.k = 1;
+        walkKids(el, n.c);
+        if (n.c.length) put(out, n);
+        return;
+      }
+      switch (display) {
+        case "table":
+        case "inline-table": {
+          const n = { t: "tbl", i: index(el), c: /** @type {any[]} */ ([]) };
+          if (actNode) actNode.k = 1;
+          walkKids(el, n.c);
+          if (n.c.length) put(out, n);
+          return;
+        }
+        case "table-row": {
+          const n = { t: "tr", i: index(el), c: /** @type {any[]} */ ([]) };
+          walkKids(el, n.c);
+          if (n.c.length) put(out, n);
+          return;
+        }
+        case "table-cell": {
+          /** @type {any} */
+          const n = { t: "td", c: [] };
+          walkKids(el, n.c);
+          if (!n.c.length) delete n.c;
+          put(out, n);
+          return;
+        }
+        case "table-row-group":
+        case "table-header-group":
+        case "table-footer-group":
+          walkKids(el, out);
+          return;
+        case "table-column":
+        case "table-column-group":
+          return;
+      }
+      if (display.startsWith("inline")) {
+        // inline-block, inline-flex…: inline, but a box of its own.
+        out.push(" ");
+        walkKids(el, out);
+        out.push(" ");
+        return;
+      }
+      // A block.
+      /** @type {any} */
+      const n = { t: "b", i: index(el), c: [] };
+      if (!pre) {
+        const w = /** @type {any} */ (cs).whiteSpaceCollapse || cs.whiteSpace;
+        if (w && (w.startsWith("pre") || w === "preserve" || w === "preserve-breaks" || w === "break-spaces")) {
+          pre = true;
+          n.w = 1;
+        }
+      }
+      walkKids(el, n.c);
+      pushBlock(out, n);
+    } finally {
+      vis = vis0;
+      parentCursor = cursor0;
+      actNode = act0;
+      skipText = skip0;
+      pre = pre0;
+      sectioning = sect0;
+      editable = edit0;
+      if (view !== view0) {
+        view = view0;
+        vw = view.innerWidth;
+        vh = view.innerHeight;
+      }
+    }
+  }
+
+  /** @param {HTMLIFrameElement} el @param {any[]} out */
+  function walkFrame(el, out) {
+    if (!vis) return;
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) return;
+    const name = clean(el.title || el.getAttribute("aria-label") || el.name || "");
+    /** @type {Document | null} */
+    let doc = null;
+    try {
+      doc = el.contentDocument;
+    } catch {
+      doc = null;
+    }
+    /** @type {any} */
+    const n = { t: "frame", ref: refOf(el) };
+    if (name) n.n = name;
+    if (actNode) actNode.k = 1;
+    if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
+      n.c = [];
+      view = /** @type {any} */ (doc.defaultView);
+      vw = view.innerWidth;
+      vh = view.innerHeight;
+      const body = doc.body || doc.documentElement;
+      walkElement(body, n.c);
+      // restored by the caller's finally
+    } else {
+      n.x = 1;
+      frames.push({ ref: "e" + n.ref, name, src: el.src || "" });
+    }
+    put(out, n);
+  }
+
+  // Context of a root that is not the body: inherit what its ancestors set.
+  if (root !== topDoc.body && root.parentElement) {
+    const parent = root.parentElement;
+    const pcs = view.getComputedStyle(parent);
+    parentCursor = pcs.cursor;
+    pre = !!parent.closest("pre");
+    sectioning = parent.closest("article,aside,section,nav,main") ? 1 : 0;
+  }
+  /** @type {any[]} */
+  const out = [];
+  walkElement(root, out);
+  const ir = out.length === 1 ? out[0] : { t: "b", c: out };
+  return { ir, els, frames, stats: { elements, refs: refsShown } };
+}
