@@ -328,10 +328,17 @@ class Daemon:
             "window_id": session.window_id,
         }
 
-    async def _open_session(self, session_id: str, browser_query: Any, abandon: asyncio.Event) -> Session:
+    async def _open_session(
+        self, session_id: str, browser_query: Any, abandon: asyncio.Event, reuse: bool = False
+    ) -> Session:
+        """Open an Agent Window for a new session. With ``reuse``, a session that appeared while we
+        waited for a browser (a reconnecting browser brought it back) is used as it is."""
         browser = await self._select_browser(
             browser_query if isinstance(browser_query, str) else None, abandon
         )
+        existing = self.sessions.get(session_id)
+        if existing is not None and reuse:
+            return existing
         session = self.sessions.add(Session(session_id, browser.instance_id))
         self._notify()
         # Hold the queue while the window opens, so calls racing in wait for a usable session.
@@ -403,7 +410,7 @@ class Daemon:
             if session is None:
                 if session_id != DEFAULT_SESSION:
                     self.sessions.require(session_id)
-                session = await self._open_session(session_id, frame.get("browser"), abandon)
+                session = await self._open_session(session_id, frame.get("browser"), abandon, reuse=True)
             try:
                 return await self._run_in_session(session, method, params, timeout_s, abandon)
             except RpcError as err:
