@@ -6,6 +6,7 @@ Everything started here is stopped by PID (never by name), even when a test fail
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.server
 import json
 import os
@@ -35,10 +36,10 @@ def free_port() -> int:
 
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves tests/pages, plus /slow?ms=N (a late response) and /status/N."""
+    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response) and /status/N."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(PAGES), **kwargs)
+    def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, directory=directory or str(PAGES), **kwargs)
 
     def log_message(self, format: str, *args: Any) -> None:
         self.server.requests.append(self.path)  # type: ignore[attr-defined]
@@ -86,8 +87,10 @@ class PageServer:
         self.server.server_close()
 
 
-def start_page_server() -> PageServer:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PageHandler)
+def start_page_server(directory: Path = PAGES) -> PageServer:
+    """A loopback server for `directory` (default tests/pages) on a free port, in a daemon thread."""
+    handler = functools.partial(PageHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.requests = []  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -1,0 +1,208 @@
+"""Tables of the records, one per suite: aligned text for the terminal, or Markdown for the README."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bench.stats import Record
+
+Row = list[str]
+
+
+def number(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def ratio(record: Record | None) -> str:
+    return f"×{record.ratio:.2f}" if record and record.ratio is not None else ""
+
+
+def percent(record: Record | None) -> str:
+    if record is None or record.median is None:
+        return "–"
+    approximate = "≈" if record.note and "approximate" in record.note else ""
+    return f"{approximate}{record.median:.1f}%"
+
+
+def render(title: str, headers: Sequence[str], rows: Sequence[Row], markdown: bool, left: int = 1) -> str:
+    """A table (the first `left` columns left-aligned); a row shorter than the headers ends with a cell
+    that spans the rest (a note)."""
+    if markdown:
+        lines = [f"**{title}**", "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        for row in rows:
+            cells = row + [""] * (len(headers) - len(row))
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        return "\n".join(lines)
+    widths = [len(h) for h in headers]
+    for row in rows:
+        # A short row's last cell spans the rest and sets no width.
+        cells = row if len(row) == len(headers) else row[:-1]
+        widths = [max(w, len(cell)) for w, cell in zip(widths, [*cells, *[""] * len(headers)], strict=False)]
+
+    def line(cells: Row) -> str:
+        if len(cells) < len(headers):
+            head = [c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
+            return "  ".join([*head, cells[-1]]).rstrip()
+        return "  ".join(
+            c.ljust(w) if i < left or i == len(headers) - 1 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([title, line(list(headers)), "  ".join("-" * w for w in widths), *map(line, rows)])
+
+
+def _by_case(records: list[Record], suite: str) -> dict[str, dict[str, Record]]:
+    cases: dict[str, dict[str, Record]] = {}
+    for record in records:
+        if record.suite == suite:
+            cases.setdefault(record.case, {})[record.metric] = record
+    return cases
+
+
+def latency(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    samples = 0
+    for case, metrics in _by_case(records, "latency").items():
+        r = metrics["wall_time"]
+        samples = max(samples, len(r.samples)) if "floor" not in case else samples
+        if not r.available:
+            rows.append([case, r.note or "n/a"])
+            continue
+        rows.append([case, number(r.median), number(r.p95), ratio(r), r.note or ""])
+    title = f"Latency: whole process, warm daemon and browser ({samples} runs each; ratio to the CDP floor)"
+    return render(title, ["case", "median ms", "p95 ms", "× floor", "note"], rows, markdown)
+
+
+def snapshots(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, m in _by_case(records, "snapshots").items():
+        page, mode = case.rsplit(" ", 1)
+        time = m.get("wall_time")
+        if time is None or not time.available:
+            note = time.note if time else "n/a"
+            rows.append([page, mode, note or "n/a"])
+            continue
+        tokens, chars = m.get("tokens"), m.get("chars")
+        rows.append(
+            [
+                page,
+                mode,
+                number(tokens.median) if tokens and tokens.available else "–",
+                ratio(tokens),
+                number(chars.median) if chars else "–",
+                number(time.median),
+                number(time.p95),
+                ratio(time),
+                percent(m.get("links_with_ref")),
+                percent(m.get("controls_with_ref")),
+                percent(m.get("words")),
+                number(m["extra_refs"].median) if "extra_refs" in m else "",
+            ]
+        )
+    headers = [
+        "page",
+        "mode",
+        "tokens",
+        "× text",
+        "chars",
+        "ms",
+        "p95 ms",
+        "× cdp",
+        "links",
+        "controls",
+        "words",
+        "extra",
+    ]
+    title = (
+        "Snapshots: o200k tokens and characters (× the page's innerText), whole-command time (× fetching innerText "
+        "over CDP), share of visible links/controls with a ref, share of innerText words (≈: approximate)"
+    )
+    return render(title, headers, rows, markdown, left=2)
+
+
+def memory(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, metrics in _by_case(records, "memory").items():
+        r = next(iter(metrics.values()))
+        if not r.available:
+            rows.append([case, r.note or "n/a"])
+            continue
+        against = f"{ratio(r)} {r.baseline}" if r.ratio is not None else ""
+        rows.append([case, number(r.median), number(r.p95), against])
+    return render("Memory (MiB)", ["what", "median", "p95", "vs baseline"], rows, markdown)
+
+
+def parallel(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, m in _by_case(records, "parallel").items():
+        rate, latency_ms = m["actions_per_s"], m["latency"]
+        errors, crossed = m["errors"], m["cross_talk"]
+        rows.append(
+            [
+                case,
+                number(rate.median),
+                ratio(rate),
+                number(latency_ms.median),
+                number(latency_ms.p95),
+                number(errors.median).split(".")[0],
+                number(crossed.median).split(".")[0],
+                errors.note or crossed.note or "",
+            ]
+        )
+    headers = [
+        "sessions (loop)",
+        "actions/s",
+        "× 1",
+        "median ms",
+        "p95 ms",
+        "errors",
+        "cross-talk",
+        "first problem",
+    ]
+    return render("Parallel sessions in one browser", headers, rows, markdown)
+
+
+def peer(records: list[Record], markdown: bool = False) -> str:
+    cases = _by_case(records, "peer")
+    rows: list[Row] = []
+    for case, m in cases.items():
+        if not case.startswith("agent-browser: "):
+            continue
+        name = case.removeprefix("agent-browser: ")
+        ours = cases.get(f"tabpilot: {name}", {})
+        for metric, theirs in m.items():
+            if not theirs.available:
+                rows.append([name, metric, theirs.note or "n/a"])
+                continue
+            mine = ours.get(metric)
+            rows.append(
+                [
+                    name,
+                    metric,
+                    number(theirs.median),
+                    number(mine.median) if mine else "–",
+                    f"{mine.ratio:.2f}" if mine and mine.ratio is not None else "–",
+                ]
+            )
+    return render(
+        "Side by side with agent-browser",
+        ["case", "metric", "agent-browser", "tabpilot", "tabpilot/peer"],
+        rows,
+        markdown,
+        left=2,
+    )
+
+
+TABLES: dict[str, Callable[[list[Record], bool], str]] = {
+    "latency": latency,
+    "snapshots": snapshots,
+    "memory": memory,
+    "parallel": parallel,
+    "peer": peer,
+}

@@ -1,0 +1,108 @@
+"""The bench's own world: a private tabpilot home with its daemon and headless Chromium, and loopback page servers.
+
+Everything is stopped by PID when the bench ends, also when a suite fails or the bench is interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.e2e.harness import TABPILOT, DevTools, PageServer, Tabpilot, kill_and_wait, start_page_server
+
+from bench.pages import Page
+from bench.spawn import Run, Spawner
+
+NOT_AVAILABLE = "n/a (verb not available)"
+
+
+@dataclass
+class Rig:
+    tp: Tabpilot
+    pages: PageServer
+    docs: PageServer | None
+    spawner: Spawner
+    devtools: DevTools
+    help_texts: dict[str, str | None] = field(default_factory=dict)
+
+    def command(self, *args: str, session: str | None = None) -> list[str]:
+        return [TABPILOT, *(["--session", session] if session else []), *args]
+
+    def cli(self, *args: str, session: str | None = None, timeout: float = 90.0) -> Run:
+        """One `tabpilot` command as the agent runs it: a whole process, timed."""
+        return self.spawner.run(self.command(*args, session=session), timeout)
+
+    def unavailable(self, verb: str, *options: str) -> str | None:
+        """Why `tabpilot VERB [OPTIONS]` cannot be measured in this build, or None when it can."""
+        if verb not in self.help_texts:
+            run = self.spawner.run([TABPILOT, verb, "--help"])
+            self.help_texts[verb] = run.out if run.ok else None
+        text = self.help_texts[verb]
+        if text is None:
+            return NOT_AVAILABLE
+        absent = [option for option in options if option not in text]
+        return f"n/a ({verb} {' '.join(absent)} not available)" if absent else None
+
+    def url(self, page: Page, tag: str) -> str:
+        """The page's loopback URL, tagged so the bench can find its tab among the browser's targets."""
+        server = self.docs if page.docs and self.docs else self.pages
+        return f"{server.url(page.path)}?bench={tag}"
+
+    def fixture_url(self, path: str, tag: str) -> str:
+        return self.url(Page(path, docs=False), tag)
+
+    def start_session(self, name: str, url: str) -> None:
+        """A session of its own with its tab on `url` (raises when the foundation verbs fail)."""
+        self.tp.run("session", "start", name, timeout=30)
+        self.tp.run("--session", name, "open", url, timeout=60)
+
+    def stop_session(self, name: str) -> None:
+        self.tp.run("session", "stop", name, timeout=30, check=False)
+
+    @property
+    def daemon_pid(self) -> int | None:
+        return self.tp.daemon_pid
+
+    @property
+    def browser_pid(self) -> int | None:
+        return self.tp.browser_pid
+
+
+@contextlib.contextmanager
+def started(docs_root: Path | None) -> Iterator[Rig]:
+    """A rig with a launched, paired, headless browser; everything it started is stopped afterwards."""
+    tp = Tabpilot(home=tempfile.mkdtemp(prefix="tp-bench-"))
+    servers: list[PageServer] = []
+    spawner = Spawner(tp.env)
+    try:
+        servers.append(start_page_server())
+        docs = start_page_server(docs_root) if docs_root else None
+        if docs:
+            servers.append(docs)
+        tp.run("browser", "launch", "--headless", timeout=120)
+        yield Rig(tp, servers[0], docs, spawner, tp.devtools())
+    finally:
+        spawner.close()
+        for server in servers:
+            server.close()
+        home = tp.home
+        tp.cleanup()
+        for pid in leftovers(home):
+            kill_and_wait(pid)
+
+
+def leftovers(home: str) -> list[int]:
+    """Live processes started for this home: they carry its private TABPILOT_HOME in their environment."""
+    needle = f"TABPILOT_HOME={home}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            if needle in Path(entry.path, "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
