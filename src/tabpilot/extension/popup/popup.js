@@ -11,7 +11,7 @@ const STATE_TEXT = {
   version_skew: "Connected (versions differ)",
   not_paired: "Not paired",
   auth_failed: "Authentication failed",
-  disconnected: "Not connected: is the tabpilot daemon running?",
+  disconnected: "Not connected",
   off: "Off",
 };
 
@@ -43,6 +43,8 @@ function render(s) {
   $("dot").dataset.state = s.state;
   $("state").textContent = STATE_TEXT[/** @type {keyof STATE_TEXT} */ (s.state)] ?? s.state;
   showText($("last-error"), s.lastError);
+  const idle = s.state === "disconnected" && !s.lastError;
+  showText($("status-hint"), idle ? `Is the tabpilot daemon running? This browser looks for it on port ${s.port}.` : null);
   const toggle = $("enabled");
   toggle.setAttribute("aria-checked", String(s.enabled));
   toggle.title = s.enabled ? "Switch the connection off" : "Switch the connection on";
