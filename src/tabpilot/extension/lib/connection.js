@@ -290,6 +290,7 @@ export function createConnection({
   function onClose() {
     generation++;
     authenticated = false;
+    daemonVersion = null;
     timers.clearTimeout(silenceTimer);
     dispatcher.setAuthenticated(false);
     for (const waiter of pending.values()) waiter.reject(new Error("the socket closed during the handshake"));
