@@ -169,11 +169,10 @@ export function watchNavigation({ cdp, tabId, frameId, kind, waitUntil, requeste
  *   timeoutMs: number,
  *   signal?: AbortSignal,
  *   requestedUrl?: string,
- *   timers?: {setTimeout: typeof setTimeout, clearTimeout: typeof clearTimeout},
  * }} options
  * @returns {Promise<NavigationOutcome>}
  */
-export async function runNavigation({ cdp, dialogs, tabId, kind, command, waitUntil, timeoutMs, signal, requestedUrl, timers }) {
+export async function runNavigation({ cdp, dialogs, tabId, kind, command, waitUntil, timeoutMs, signal, requestedUrl }) {
   if (signal?.aborted) throw signal.reason;
   const { frameTree } = await cdp.send(tabId, "Page.getFrameTree");
   const watch = watchNavigation({ cdp, tabId, frameId: frameTree.frame.id, kind, waitUntil, requestedUrl });
@@ -184,7 +183,6 @@ export async function runNavigation({ cdp, dialogs, tabId, kind, command, waitUn
     return await withDeadline(watch.done, {
       signal,
       timeoutMs,
-      timers,
       onTimeout: () => {
         const progress = watch.progress();
         return new RpcError("timeout", `navigation did not reach ${waitUntil} within ${timeoutMs} ms (reached: ${progress.last_state})`, "navigation_timeout", {
