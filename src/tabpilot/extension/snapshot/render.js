@@ -83,8 +83,11 @@ export function layoutSnapshot(ir, opts) {
   const cat = (/** @type {string} */ a, /** @type {string} */ b) =>
     !b ? a : a.endsWith(" ") && b.startsWith(" ") ? a + b.slice(1) : a + b;
 
+  let closing = ""; // "--- /form" once a landmark ended: shown before the next line with words in it
+
   /** @param {string} text @param {number} block @param {number} kind */
   function line(text, block, kind) {
+    if (closing && (kind === 7 || ALNUM.test(text))) mark("", -1, kind);
     lines.push(first + text);
     blocks.push(block);
     kinds.push(kind);
@@ -93,9 +96,43 @@ export function layoutSnapshot(ir, opts) {
   /** Marker lines (landmarks, dialogs, frames) start at the margin and leave a list bullet pending. */
   /** @param {string} text @param {number} block @param {number} kind */
   function mark(text, block, kind) {
+    if (closing) {
+      const c = closing;
+      closing = "";
+      if (kind !== 7) {
+        lines.push(c);
+        blocks.push(-1);
+        kinds.push(8);
+      }
+    }
+    if (!text) return;
     lines.push(text);
     blocks.push(block);
     kinds.push(kind);
+  }
+  /**
+   * A dialog or frame: another context inside the page, so it is always closed; a landmark that ended
+   * before it is still closed after it if content follows.
+   * @param {string} open @param {string} close @param {any} x @param {() => void} body
+   */
+  function inset(open, close, x, body) {
+    const pending = closing;
+    closing = "";
+    const block = x.t === "frame" ? -1 : (x.i ?? -1);
+    mark(open, block, 7);
+    body();
+    mark(close, block, 8);
+    closing = pending;
+  }
+  /**
+   * A landmark: its marker, its content, and its end, which is shown only if content follows
+   * before the next landmark.
+   * @param {any} x @param {(x: any) => void} body
+   */
+  function landmark(x, body) {
+    mark("--- " + x.r + (x.n ? " " + q(x.n) : ""), x.i ?? -1, 7);
+    body(x);
+    closing = "--- /" + x.r;
   }
   function flush() {
     if (!buf) return;
@@ -267,23 +304,24 @@ export function layoutSnapshot(ir, opts) {
         fence(x);
         break;
       case "lm":
-        mark("--- " + x.r + (x.n ? " " + q(x.n) : ""), x.i ?? -1, 7);
-        kids(x);
-        flush();
+        landmark(x, (/** @type {any} */ y) => {
+          kids(y);
+          flush();
+        });
         break;
       case "dlg":
-        mark("--- " + x.r + (x.n ? " " + q(x.n) : "") + (x.s ? " " + x.s : ""), x.i ?? -1, 7);
-        kids(x);
-        flush();
-        mark("--- /" + x.r, x.i ?? -1, 8);
+        inset("--- " + x.r + (x.n ? " " + q(x.n) : "") + (x.s ? " " + x.s : ""), "--- /" + x.r, x, () => {
+          kids(x);
+          flush();
+        });
         break;
       case "frame":
         if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
         else {
-          mark(frameHead(x, "--- iframe", ""), -1, 7);
-          kids(x);
-          flush();
-          mark("--- /iframe", -1, 8);
+          inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
+            kids(x);
+            flush();
+          });
         }
         break;
       case "hr":
@@ -473,25 +511,26 @@ export function layoutSnapshot(ir, opts) {
       }
       case "lm":
         rowFlush();
-        line("--- " + x.r + (x.n ? " " + q(x.n) : ""), x.i ?? -1, 7);
-        ikids(x);
-        rowFlush();
+        landmark(x, (/** @type {any} */ y) => {
+          ikids(y);
+          rowFlush();
+        });
         break;
       case "dlg":
         rowFlush();
-        line("--- " + x.r + (x.n ? " " + q(x.n) : "") + (x.s ? " " + x.s : ""), x.i ?? -1, 7);
-        ikids(x);
-        rowFlush();
-        line("--- /" + x.r, x.i ?? -1, 8);
+        inset("--- " + x.r + (x.n ? " " + q(x.n) : "") + (x.s ? " " + x.s : ""), "--- /" + x.r, x, () => {
+          ikids(x);
+          rowFlush();
+        });
         break;
       case "frame":
         rowFlush();
-        if (x.x) line(frameHead(x, "[iframe", "]"), -1, 11);
+        if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
         else {
-          line(frameHead(x, "--- iframe", ""), -1, 7);
-          ikids(x);
-          rowFlush();
-          line("--- /iframe", -1, 8);
+          inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
+            ikids(x);
+            rowFlush();
+          });
         }
         break;
       case "grp":
@@ -549,79 +588,90 @@ export function finishSnapshot(layout, opts) {
     }
   }
   const max = opts.maxTokens && opts.maxTokens > 0 ? opts.maxTokens : Infinity;
-  const reserve = Math.min(120, Math.floor(max / 10));
-  let used = 0;
+  /** @type {number[]} */
+  const cost = [];
   let total = 0;
-  let cut = -1;
-  let open = false; // inside a code fence at the cut
-  let openAtCut = false;
   for (let j = start; j < end; j++) {
     const t = estimateTokens(lines[j]);
+    cost.push(t);
     total += t;
-    if (cut < 0) {
-      if (used + t > max - reserve) {
-        cut = j;
-        openAtCut = open;
-      } else {
-        used += t;
-        if (kinds[j] === 9) open = !open;
-      }
-    }
   }
-  if (cut < 0) {
+  if (total <= max) {
     const text = lines.slice(start, end).join("\n");
     return { text, lines: end - start, totalLines: end - start, tokens: total, totalTokens: total, truncated: null };
   }
-  const shown = lines.slice(start, cut);
-  if (!shown.length && cut < end) {
-    // A single line larger than the whole budget: show its beginning.
-    const room = Math.max(0, Math.floor((max - reserve) * 4));
-    shown.push(lines[cut].slice(0, room) + "…");
-  }
-  if (openAtCut) shown.push("```");
-  // Sections left out: the one the cut falls in, then landmarks and the highest-ranked headings after
-  // the cut. Their text without the brackets of the links in them.
-  /** @param {number} j */
-  const section = (j) => {
-    let text = lines[j].trim().replace(/\[(?:[a-z]+ )?"?([^\[\]]*?)"? @e\d+[^\[\]]*\]/g, "$1");
-    if (text.length > 60) text = text.slice(0, 59) + "…";
-    return { text, ref: blocks[j] >= 0 ? refOf(blocks[j]) : null };
-  };
-  let top = 7;
-  for (let j = cut; j < end; j++) if (kinds[j] >= 1 && kinds[j] < top) top = kinds[j];
-  /** @type {{text: string, ref: number | null}[]} */
-  const sections = [];
-  let moreSections = 0;
-  for (let j = cut - 1; j >= start; j--) {
-    const k = kinds[j];
-    if (k === 7) break;
-    if (k >= 1 && k <= 6) {
-      // (not when it is the section asked for: that would point back at this very snapshot)
-      if (j !== start || opts.sectionOf == null) {
-        const s = section(j);
-        sections.push({ text: "rest of " + s.text, ref: s.ref });
+
+  /**
+   * The sections a cut leaves out: the one it falls in, then the landmarks and the highest-ranked
+   * headings after it, named without the brackets of their links.
+   * @param {number} cut
+   */
+  const leftOut = (cut) => {
+    /** @param {number} j */
+    const section = (j) => {
+      let text = lines[j].trim().replace(/\[(?:[a-z]+ )?"?([^[\]]*?)"? @e\d+[^[\]]*\]/g, "$1");
+      if (text.length > 60) text = text.slice(0, 59) + "…";
+      return { text, ref: blocks[j] >= 0 ? refOf(blocks[j]) : null };
+    };
+    let top = 7;
+    for (let j = cut; j < end; j++) if (kinds[j] >= 1 && kinds[j] < top) top = kinds[j];
+    /** @type {{text: string, ref: number | null}[]} */
+    const sections = [];
+    let moreSections = 0;
+    for (let j = cut - 1; j >= start; j--) {
+      const k = kinds[j];
+      if (k === 7) break;
+      if (k >= 1 && k <= 6) {
+        // (not when it is the section asked for: that would point back at this very snapshot)
+        if (j !== start || opts.sectionOf == null) {
+          const s = section(j);
+          sections.push({ text: "rest of " + s.text, ref: s.ref });
+        }
+        break;
       }
-      break;
     }
-  }
-  for (let j = cut; j < end; j++) {
-    const k = kinds[j];
-    if (k !== 7 && k !== top) continue;
-    if (sections.length >= 6) {
-      moreSections++;
-      continue;
+    for (let j = cut; j < end; j++) {
+      const k = kinds[j];
+      if (k !== 7 && k !== top) continue;
+      if (sections.length >= 6) moreSections++;
+      else sections.push(section(j));
     }
-    sections.push(section(j));
+    return { sections, moreSections };
+  };
+
+  // Cut where the lines and the notice fit. The notice depends on the cut: settle it in a few rounds.
+  let room = max - Math.min(120, Math.floor(max / 10));
+  let cut = start;
+  let used = 0;
+  let notice = "";
+  /** @type {any} */
+  let info = null;
+  for (let round = 0; round < 4; round++) {
+    cut = start;
+    used = 0;
+    while (cut < end && used + cost[cut - start] <= room) used += cost[cut++ - start];
+    info = { omittedTokens: total - used, omittedLines: end - cut, maxTokens: max, ...leftOut(cut) };
+    notice = truncationNotice(info);
+    const need = estimateTokens(notice) + 2; // and a closing fence
+    if (used + need <= max || cut === start) break;
+    room = max - need;
   }
-  const omittedTokens = total - used;
-  const info = { omittedTokens, omittedLines: end - cut, maxTokens: max, sections, moreSections };
-  const notice = truncationNotice(info);
+  let open = false; // inside a code fence at the cut
+  for (let j = start; j < cut; j++) if (kinds[j] === 9) open = !open;
+  const shown = lines.slice(start, cut);
+  if (!shown.length) {
+    // A single line larger than the whole budget: show its beginning.
+    shown.push(lines[start].slice(0, Math.max(0, Math.floor(room * 4))) + "…");
+    open = false;
+  }
+  if (open) shown.push("```");
   shown.push(notice);
+  const text = shown.join("\n");
   return {
-    text: shown.join("\n"),
+    text,
     lines: shown.length,
     totalLines: end - start,
-    tokens: used + estimateTokens(notice),
+    tokens: estimateTokens(text),
     totalTokens: total,
     truncated: { ...info, shownTokens: used, totalTokens: total, notice },
   };
@@ -642,6 +692,8 @@ export function findInLayout(layout, query, opts) {
   /** @type {string[]} */
   const out = [];
   let matches = 0;
+  /** @type {number[]} */
+  const open = []; // landmark lines around the current line, innermost last
   let landmark = -1;
   let heading = -1;
   let shownLandmark = -1;
@@ -650,10 +702,18 @@ export function findInLayout(layout, query, opts) {
   for (let j = 0; j < lines.length && needle; j++) {
     const k = kinds[j];
     if (k === 7) {
+      open.push(j);
       landmark = j;
       heading = -1;
-    } else if (k === 8) landmark = -1;
-    else if (k >= 1 && k <= 6) heading = j;
+    } else if (k === 8) {
+      // "--- /form": back to the landmark around the one that ended
+      const role = lines[j].trim().slice(5);
+      while (open.length) {
+        const top = lines[/** @type {number} */ (open.pop())].trim();
+        if (top === "--- " + role || top.startsWith("--- " + role + " ")) break;
+      }
+      landmark = open.length ? open[open.length - 1] : -1;
+    } else if (k >= 1 && k <= 6) heading = j;
     const text = lines[j].trim();
     const at = text.toLowerCase().indexOf(needle);
     if (at < 0) continue;
