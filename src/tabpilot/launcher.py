@@ -103,6 +103,40 @@ def prepare_extension(home: str, config: dict[str, Any]) -> str:
     return target
 
 
+def extension_digest(directory: str) -> str:
+    """A fingerprint of the extension's files, to notice when an upgrade changed them."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        for name in sorted(files):
+            if name == CONFIG_FILE:
+                continue
+            path = os.path.join(root, name)
+            digest.update(os.path.relpath(path, directory).encode() + b"\0")
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def forget_stale_service_worker(home: str, profile: str, digest: str) -> bool:
+    """Chromium keeps running a cached copy of an extension's service worker after its files change
+    on disk; when they changed since the last launch, drop the profile's service-worker cache."""
+    marker = os.path.join(paths.browser_dir(home), "extension.sha256")
+    try:
+        with open(marker, encoding="utf-8") as handle:
+            previous = handle.read().strip()
+    except FileNotFoundError:
+        previous = ""
+    stale = previous != digest
+    if stale:
+        shutil.rmtree(os.path.join(profile, "Default", "Service Worker"), ignore_errors=True)
+    with open(marker, "w", encoding="utf-8") as handle:
+        handle.write(digest)
+    return stale
+
+
 def browser_argv(executable: str, extension_dir: str, profile: str, headless: bool) -> list[str]:
     argv = [
         executable,

@@ -284,3 +284,35 @@ test("a refused code over an existing pairing falls back to it and says so", asy
   assert.match(connection.status().lastError, /refused the pairing code.*Still connected with the earlier pairing/);
   assert.equal(storage.data[KEYS.secret], SECRET);
 });
+
+test("a daemon that forgot our secret: the managed code pairs again", async () => {
+  // The managed profile outlived the daemon's state: the old secret is refused, the config's code works.
+  let refusedOnce = false;
+  const inner = fakeDaemon();
+  const daemon = {
+    log: inner.log,
+    async answer(ws, frame) {
+      if (frame.method === "system.handshake" && frame.params.auth.mode === "secret" && !refusedOnce) {
+        refusedOnce = true;
+        inner.log.push(frame);
+        return ws.receive({ id: frame.id, error: { code: "pairing_required", message: "not paired", data: { reason: "not_paired" } } });
+      }
+      return inner.answer.call(inner, ws, frame);
+    },
+  };
+  const { connection, sockets, timers, storage, connect } = setup({
+    stored: { [KEYS.secret]: "ab".repeat(32) },
+    managed: { port: 52830, pairingCode: CODE, launchToken: "tok", label: "managed" },
+    daemon,
+  });
+  await connect();
+  assert.equal(connection.status().state, "not_paired");
+  timers.advance(1000);
+  await waitFor(() => sockets.length === 2, "a second socket");
+  sockets[1].open();
+  await waitFor(() => connection.status().state === "connected", "connected with the managed code");
+  const modes = daemon.log.filter((f) => f.method === "system.handshake").map((f) => f.params.auth.mode);
+  assert.deepEqual(modes, ["secret", "pair"]);
+  const expected = await auth.pairingSecret(CODE, INSTANCE, daemon.log.filter((f) => f.method === "system.handshake")[1].params.auth.nonce);
+  assert.equal(await storage.get(KEYS.secret).then((v) => v[KEYS.secret]), expected);
+});

@@ -131,6 +131,9 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
         getattr(args, "profile", None) or os.path.join(paths.browser_dir(home), "profile")
     )
     os.makedirs(profile, mode=0o700, exist_ok=True)
+    launcher.forget_stale_service_worker(
+        home, profile, launcher.extension_digest(launcher.extension_source())
+    )
     log_path = os.path.join(paths.log_dir(home), "browser.log")
     process = launcher.spawn(launcher.browser_argv(executable, extension_dir, profile, headless), log_path)
     launcher.write_state(

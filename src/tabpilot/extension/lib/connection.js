@@ -83,6 +83,8 @@ export function createConnection({
   let generation = 0;
   /** A managed pairing code the daemon refused is not offered again until the worker restarts. */
   let managedCodeRefused = false;
+  /** The daemon no longer knows our secret (its state was reset): a managed code may pair afresh. */
+  let secretRefused = false;
   /** Shown once we are connected again with the earlier secret, so a refused code is not silent. */
   /** @type {string | null} */
   let refusedCodeNote = null;
@@ -109,11 +111,13 @@ export function createConnection({
   function credentialsOf(s) {
     // A code typed in the popup means "pair again", even over an existing secret.
     if (s.pendingCode && auth.normalizeCode(s.pendingCode)) return { mode: "pair", code: s.pendingCode, source: "popup" };
-    if (s.secret) return { mode: "secret", secret: s.secret };
-    if (s.managedCode && !managedCodeRefused && auth.normalizeCode(s.managedCode)) {
-      return { mode: "pair", code: s.managedCode, source: "managed" };
-    }
-    return null;
+    /** @type {Credentials | null} */
+    const managed =
+      s.managedCode && !managedCodeRefused && auth.normalizeCode(s.managedCode)
+        ? { mode: "pair", code: s.managedCode, source: "managed" }
+        : null;
+    if (s.secret && !(secretRefused && managed)) return { mode: "secret", secret: s.secret };
+    return managed;
   }
 
   async function reload() {
@@ -164,6 +168,7 @@ export function createConnection({
   /** @param {PeerError} err @param {Credentials} creds */
   async function onRefused(err, creds) {
     if (err.code === "pairing_required") {
+      if (creds.mode === "secret") secretRefused = true;
       fail("not_paired", "This browser is not paired with the daemon: run `tabpilot pair` and enter the code.", true);
       return;
     }
@@ -249,6 +254,7 @@ export function createConnection({
       }
       if (!current()) return;
       authenticated = true;
+      secretRefused = false;
       daemonVersion = typeof hello.version === "string" ? hello.version : null;
       transport.resetBackoff();
       dispatcher.setAuthenticated(true);

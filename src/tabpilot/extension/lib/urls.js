@@ -44,6 +44,8 @@ function checkScheme(url, allowFile) {
   const scheme = url.protocol;
   if (WEB_SCHEMES.has(scheme)) {
     if (url.hostname === "") throw badUrl(`URL has no host: ${url.href}`);
+    // Chrome's URL parser escapes a space in the host ("exa%20mple.com") where Node's refuses it.
+    if (/[%\s]/.test(url.hostname)) throw badUrl(`not a valid host name: ${url.hostname}`);
     return;
   }
   if (scheme === "data:") return;
