@@ -19,8 +19,12 @@ def number(value: float | None) -> str:
     return f"{value:.2f}"
 
 
+def count(record: Record | None) -> str:
+    return f"{record.median:,.0f}" if record and record.median is not None else "–"
+
+
 def ratio(record: Record | None) -> str:
-    return f"×{record.ratio:.2f}" if record and record.ratio is not None else ""
+    return f"×{number(record.ratio)}" if record and record.ratio is not None else ""
 
 
 def percent(record: Record | None) -> str:
@@ -93,16 +97,16 @@ def snapshots(records: list[Record], markdown: bool = False) -> str:
             [
                 page,
                 mode,
-                number(tokens.median) if tokens and tokens.available else "–",
+                count(tokens),
                 ratio(tokens),
-                number(chars.median) if chars else "–",
+                count(chars),
                 number(time.median),
                 number(time.p95),
                 ratio(time),
                 percent(m.get("links_with_ref")),
                 percent(m.get("controls_with_ref")),
                 percent(m.get("words")),
-                number(m["extra_refs"].median) if "extra_refs" in m else "",
+                count(m.get("extra_refs")) if "extra_refs" in m else "",
             ]
         )
     headers = [
@@ -150,8 +154,8 @@ def parallel(records: list[Record], markdown: bool = False) -> str:
                 ratio(rate),
                 number(latency_ms.median),
                 number(latency_ms.p95),
-                number(errors.median).split(".")[0],
-                number(crossed.median).split(".")[0],
+                count(errors),
+                count(crossed),
                 errors.note or crossed.note or "",
             ]
         )

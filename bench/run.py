@@ -75,7 +75,9 @@ def markdown(path: Path) -> str:
     records = [Record(**r) for r in data["records"]]
     suites = [s for s in SUITES if any(r.suite == s for r in records)]
     head = f"Run of {data['machine']['date']} ({data['mode']}, {data['wall_s']:.0f} s) on {one_line(data['machine'])}."
-    return "\n\n".join([head, *(report.TABLES[s](records, True) for s in suites), *data["skipped"]])
+    notes = {r.note for r in records}
+    skipped = [f"_{line}_" for line in data["skipped"] if line not in notes]
+    return "\n\n".join([head, *(report.TABLES[s](records, True) for s in suites), *skipped])
 
 
 def main(argv: list[str] | None = None) -> int:
