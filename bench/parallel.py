@@ -90,7 +90,8 @@ def run_level(rig: Rig, plan: Plan, level: int, duration_s: float) -> tuple[list
             rig.start_session(worker.name, rig.fixture_url(PAGE, worker.name))
         started = time.monotonic()
         deadline = started + duration_s
-        threads = [threading.Thread(target=loop, args=(rig, plan, w, deadline)) for w in workers]
+        # Daemon threads: an interrupted bench exits without waiting for the loops to reach the deadline.
+        threads = [threading.Thread(target=loop, args=(rig, plan, w, deadline), daemon=True) for w in workers]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ class Rig:
         text = self.help_texts[verb]
         if text is None:
             return NOT_AVAILABLE
-        absent = [option for option in options if option not in text]
+        absent = [o for o in options if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
         return f"n/a ({verb} {' '.join(absent)} not available)" if absent else None
 
     def url(self, page: Page, tag: str) -> str:

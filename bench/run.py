@@ -26,6 +26,8 @@ from bench.stats import Record, missing
 
 SUITES = ("latency", "snapshots", "parallel", "peer", "memory")
 RESULTS = Path(__file__).resolve().parent / "results"
+# The browser is still starting its extension right after launch; idle memory is read after this.
+IDLE_SETTLE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -110,11 +112,18 @@ def main(argv: list[str] | None = None) -> int:
         environment = {"home": rig.tp.home, "daemon_pid": rig.daemon_pid, "browser_pid": rig.browser_pid}
         print(f"machine: {one_line(machine)}", flush=True)
         pages = (docs_pages() if docs_root else []) + fixture_pages()
+        if "memory" in suites:
+            time.sleep(IDLE_SETTLE_S)
         idle = memory.footprint(rig) if "memory" in suites else None
         cases: list[latency.Case] = []
 
+        def latency_cases(rig: Rig) -> list[latency.Case]:
+            if not cases:
+                cases.extend(latency.prepare(rig))
+            return cases
+
         def run_latency(rig: Rig) -> list[Record]:
-            return latency.run(rig, cases, plan.latency)
+            return latency.run(rig, latency_cases(rig), plan.latency)
 
         def run_peer(rig: Rig) -> list[Record]:
             if binary is None:
@@ -123,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def run_memory(rig: Rig) -> list[Record]:
             assert idle is not None
-            return memory.run(rig, idle, cases, plan.memory)
+            return memory.run(rig, idle, latency_cases(rig), plan.memory)
 
         steps: dict[str, Callable[[Rig], list[Record]]] = {
             "latency": run_latency,
@@ -132,8 +141,6 @@ def main(argv: list[str] | None = None) -> int:
             "peer": run_peer,
             "memory": run_memory,
         }
-        if "latency" in suites or "memory" in suites:
-            cases += latency.prepare(rig)
         for suite in suites:
             found = guarded(suite, steps[suite], rig)
             records += found

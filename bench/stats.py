@@ -35,7 +35,12 @@ class Record:
     note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        # Microsecond (or 0.001-unit) resolution is all a noisy machine can give.
+        data["samples"] = [round(s, 3) for s in self.samples]
+        for key in ("median", "p95", "ratio"):
+            data[key] = None if data[key] is None else round(data[key], 3 if key != "ratio" else 4)
+        return data
 
     @property
     def available(self) -> bool:
