@@ -144,6 +144,8 @@ export function layoutSnapshot(ir, opts) {
   function add(s) {
     if (!s) return;
     if (!buf) bufBlock = curBlock;
+    // two brackets side by side are two elements: keep them apart
+    else if (s[0] === "[" && buf.endsWith("]")) buf += " ";
     buf = cat(buf, s);
   }
 
@@ -167,7 +169,10 @@ export function layoutSnapshot(ir, opts) {
     let s = "";
     const c = n.c;
     if (!c) return s;
-    for (let j = 0; j < c.length; j++) s = cat(s, flatNode(c[j], mode));
+    for (let j = 0; j < c.length; j++) {
+      const t = flatNode(c[j], mode);
+      s = cat(t[0] === "[" && s.endsWith("]") ? s + " " : s, t);
+    }
     return s;
   }
   /** @param {any} x @param {number} mode @returns {string} */

@@ -39,7 +39,7 @@ export function walkDocument(root, opts, store) {
     link: 1, button: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
     menuitemradio: 1, option: 1, treeitem: 1, slider: 1, spinbutton: 1, textbox: 1, searchbox: 1,
     combobox: 1, listbox: 1, summary: 1, scrollbar: 1, password: 1, date: 1, datetime: 1, time: 1,
-    month: 1, week: 1, color: 1, file: 1,
+    month: 1, week: 1, color: 1, file: 1, video: 1, audio: 1,
   };
   /** @type {Record<string, string>} */
   const LANDMARK = {
@@ -200,6 +200,8 @@ export function walkDocument(root, opts, store) {
         return "meter";
       case "iframe": case "frame":
         return "iframe";
+      case "video": case "audio":
+        return el.hasAttribute("controls") ? tag : "";
       default:
         return "";
     }
@@ -468,13 +470,18 @@ export function walkDocument(root, opts, store) {
         role = "textbox";
       }
       let clickable = false;
+      let clickableHeading = false;
       if (!act && !actNode && !editable && vis && tag !== "body" && tag !== "html") {
         if (cursor === "pointer" && cursor0 !== "pointer") clickable = true;
         else if (el.hasAttribute("onclick")) clickable = true;
         else if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && role === "") clickable = true;
         if (clickable) {
-          if (role === "heading" || LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
-          else if (tag === "label") {
+          if (LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
+          else if (role === "heading") {
+            // a clickable heading (an accordion without a button) stays a heading, its text the target
+            clickable = false;
+            clickableHeading = true;
+          } else if (tag === "label") {
             const c = /** @type {HTMLLabelElement} */ (el).control;
             if (c && rendered(c)) clickable = false;
           }
@@ -488,17 +495,17 @@ export function walkDocument(root, opts, store) {
         const n = actionable(el, tag, role);
         if (actNode) actNode.k = 1;
         if (role === "textbox" && tag !== "input" && tag !== "textarea") editable = true;
-        const leaf = tag === "input" || tag === "select" || tag === "textarea";
+        const leaf = tag === "input" || tag === "select" || tag === "textarea" || tag === "video" || tag === "audio";
         if (!leaf) {
           actNode = n;
           skipText = false;
           const c = /** @type {any[]} */ ([]);
           walkKids(el, c);
           if (c.length) n.c = c;
-          else if (n.n == null) {
-            const title = clean(el.getAttribute("title") || "");
-            if (title) n.n = title;
-          }
+        }
+        if (!n.c && n.n == null) {
+          const title = clean(el.getAttribute("title") || "");
+          if (title) n.n = title;
         }
         if (inline || display.startsWith("inline")) out.push(n);
         else put(out, { t: "b", i: index(el), c: [n] });
@@ -510,7 +517,15 @@ export function walkDocument(root, opts, store) {
         const lvl = tag.length === 2 && tag[0] === "h" ? +tag[1] : +(el.getAttribute("aria-level") || 2);
         const n = { t: "h", l: lvl >= 1 && lvl <= 6 ? lvl : 2, i: index(el), c: /** @type {any[]} */ ([]) };
         if (actNode) actNode.k = 1;
-        walkKids(el, n.c);
+        if (clickableHeading) {
+          /** @type {any} */
+          const target = actionable(el, tag, "clickable");
+          n.c.push(target);
+          actNode = target;
+          target.c = [];
+          walkKids(el, target.c);
+          if (!target.c.length) n.c.length = 0;
+        } else walkKids(el, n.c);
         if (n.c.length) put(out, n);
         return;
       }
@@ -547,6 +562,10 @@ export function walkDocument(root, opts, store) {
       if (tag === "label") {
         const c = /** @type {any} */ (el).control;
         if (c && !c.hasAttribute("aria-label") && !c.hasAttribute("aria-labelledby") && rendered(c)) skipText = true;
+      }
+      if (!inline && cs.contentVisibility === "hidden") {
+        // hidden="until-found" and the like: the box is there, its content is not rendered
+        return;
       }
       if (tag === "details" && !(/** @type {HTMLDetailsElement} */ (el).open)) {
         // Closed: only the summary is rendered.
