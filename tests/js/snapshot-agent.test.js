@@ -152,7 +152,8 @@ class FakeElement {
     return this.ownerDocument.defaultView.getComputedStyle(this).visibility === "visible";
   }
   getBoundingClientRect() {
-    return { left: 0, top: 0, right: 100, bottom: 20, width: 100, height: 20 };
+    const top = +(this.css.top ?? 0);
+    return { left: 0, top, right: 100, bottom: top + 20, width: 100, height: 20 };
   }
   get offsetWidth() {
     return this.css.width === "0" ? 0 : 100;
@@ -455,4 +456,29 @@ test("the composed page source is self-contained: it runs in a fresh realm and g
   const agent = vm.runInContext(pageAgentSource(), realm);
   assert.equal(vm.runInContext(pageAgentSource(), realm), agent, "a second evaluation returns the installed agent");
   assert.equal(agent.resolve("e3").localName, "input");
+});
+
+test("viewport mode leaves out blocks outside the viewport", () => {
+  const doc = fakeDocument();
+  const { h } = doc;
+  doc.body.append(h("p", {}, "On screen ", h("a", { href: "a" }, "here")), h("p", { css: { top: "5000" } }, "Far below ", h("a", { href: "b" }, "there")));
+  usePage(doc);
+  const a = installAgent("v1");
+  assert.equal(a.snapshot({ viewportOnly: true, refStart: 1 }).text, "On screen [here @e1]");
+  assert.equal(a.snapshot({}).text, "On screen [here @e1]\nFar below [there @e2]");
+});
+
+test("clickable headings keep their level; media with controls get refs; labels are not repeated", () => {
+  const doc = fakeDocument();
+  const { h } = doc;
+  doc.body.append(
+    h("h3", { css: { cursor: "pointer" } }, "Accordion"),
+    h("video", { controls: "", title: "Intro", css: { display: "block" } }),
+    h("p", {}, h("label", {}, h("input", { type: "checkbox", checked: "" }), " Remember me")),
+  );
+  usePage(doc);
+  assert.equal(
+    installAgent("v1").snapshot({ refStart: 1 }).text,
+    '### [clickable "Accordion" @e1]\n[video "Intro" @e2]\n[checkbox "Remember me" @e3 checked]',
+  );
 });

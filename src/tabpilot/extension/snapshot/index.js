@@ -4,8 +4,9 @@
 // ── Calling convention ──────────────────────────────────────────────────────────────────────────────
 // The engine runs inside the page. `pageAgentSource()` is an expression that installs the agent in the
 // current JavaScript world (once per document; later evaluations return the installed agent) and
-// evaluates to it. Run it in an isolated world of the frame, created once per document and reused so the
-// agent (and with it the ref ↔ element maps) survives between calls:
+// evaluates to it. Run it in an isolated world of the frame; always the same worldName, so the agent
+// (and with it the ref ↔ element maps) survives between calls (Page.createIsolatedWorld with a name
+// that exists returns that world's context again; a navigation gives a fresh world and fresh maps):
 //
 //   const { executionContextId } = await cdp("Page.createIsolatedWorld", { frameId, worldName: "tabpilot" });
 //   const { result, exceptionDetails } = await cdp("Runtime.evaluate", {
