@@ -57,6 +57,7 @@ function fakeDaemon(options = {}) {
           return ws.receive({ id: frame.id, error: { code: "auth_failed", message: "bad proof", data: { reason: "bad_proof" } } });
         }
         ws.receive({ id: frame.id, result: { authenticated: true, paired: false, instance_id: INSTANCE } });
+        options.afterAuth?.(ws);
       }
     },
   };
@@ -315,4 +316,22 @@ test("a daemon that forgot our secret: the managed code pairs again", async () =
   assert.deepEqual(modes, ["secret", "pair"]);
   const expected = await auth.pairingSecret(CODE, INSTANCE, daemon.log.filter((f) => f.method === "system.handshake")[1].params.auth.nonce);
   assert.equal(await storage.get(KEYS.secret).then((v) => v[KEYS.secret]), expected);
+});
+
+test("a request sent right after the authenticate reply is served, even while a new pairing is stored", async () => {
+  // The daemon registers the browser as soon as it has answered; its first request can follow at once.
+  const daemon = fakeDaemon({
+    afterAuth: (ws) => setImmediate(() => ws.receive({ id: "d-1", method: "system.ping", params: {} })),
+  });
+  const { connection, sockets, storage, connect } = setup({ stored: { [KEYS.pendingCode]: CODE }, daemon });
+  // chrome.storage is an IPC round trip: make storing the new secret take a while.
+  const store = storage.set.bind(storage);
+  storage.set = async (items) => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return store(items);
+  };
+  await connect();
+  assert.equal(connection.status().state, "connected");
+  await waitFor(() => sockets[0].sent.some((f) => f.id === "d-1"), "the ping answered");
+  assert.deepEqual(sockets[0].sent.find((f) => f.id === "d-1"), { id: "d-1", result: {} });
 });

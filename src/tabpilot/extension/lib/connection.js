@@ -248,17 +248,19 @@ export function createConnection({
       const proof = await auth.extensionProof(secret, s.instanceId, extNonce, daemonNonce);
       await call(AUTHENTICATE_METHOD, { proof }, "au");
       if (!current()) return;
-      if (creds.mode === "pair") {
-        await config.storeSecret(secret);
-        await reload();
-      }
-      if (!current()) return;
+      // The daemon counts us as a browser from its reply on and may send a request at once:
+      // open the gate before anything else is awaited.
       authenticated = true;
       secretRefused = false;
       daemonVersion = typeof hello.version === "string" ? hello.version : null;
       transport.resetBackoff();
       dispatcher.setAuthenticated(true);
       armSilenceWatch();
+      if (creds.mode === "pair") {
+        await config.storeSecret(secret);
+        await reload();
+      }
+      if (!current()) return;
       setState(verdict, creds.mode === "secret" ? refusedCodeNote : null);
       refusedCodeNote = null;
       log.info(`tabpilot: ${verdict} to daemon ${daemonVersion ?? "?"} on port ${s.port}`);
