@@ -93,6 +93,10 @@ def snapshots(records: list[Record], markdown: bool = False) -> str:
             rows.append([page, mode, note or "n/a"])
             continue
         tokens, chars = m.get("tokens"), m.get("chars")
+        if "links_with_ref" not in m:  # the page's innerText: the baseline row
+            rows.append([page, mode, count(tokens), "", count(chars), number(time.median), number(time.p95)])
+            rows[-1] += [""] * (12 - len(rows[-1]))
+            continue
         rows.append(
             [
                 page,
