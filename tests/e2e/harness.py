@@ -42,9 +42,11 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
 
     def log_message(self, format: str, *args: Any) -> None:
-        self.server.requests.append(self.path)  # type: ignore[attr-defined]
+        return
 
     def do_GET(self) -> None:
+        # Recorded on arrival, so a test can act while a slow response is still pending.
+        self.server.requests.append(self.path)  # type: ignore[attr-defined]
         url = urllib.parse.urlparse(self.path)
         query = urllib.parse.parse_qs(url.query)
         if url.path == "/slow":
