@@ -64,8 +64,34 @@ VERB_FAMILIES = {
     "extension": "browser_commands",
     "daemon": "browser_commands",
     "demo": "demo",
+    "snapshot": "observe_commands",
+    "find": "observe_commands",
+    "text": "observe_commands",
+    "html": "observe_commands",
+    "console": "observe_commands",
+    "click": "action_commands",
+    "hover": "action_commands",
+    "focus": "action_commands",
+    "fill": "action_commands",
+    "type": "action_commands",
+    "press": "action_commands",
+    "select": "action_commands",
+    "check": "action_commands",
+    "uncheck": "action_commands",
+    "scroll": "action_commands",
+    "drag": "action_commands",
+    "upload": "action_commands",
+    "wait": "action_commands",
+    "dialog": "action_commands",
 }
-FAMILY_ORDER = ("page_commands", "session_commands", "browser_commands", "demo")
+FAMILY_ORDER = (
+    "page_commands",
+    "observe_commands",
+    "action_commands",
+    "session_commands",
+    "browser_commands",
+    "demo",
+)
 OPTIONS_WITH_VALUE = ("--session", "--browser")
 
 

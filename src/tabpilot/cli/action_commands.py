@@ -1,0 +1,14 @@
+"""Verbs that act on the page like a person: click, fill, type, press, select, check, scroll, drag, upload, wait, dialog."""
+
+from __future__ import annotations
+
+import argparse
+
+# typing is for checkers only (see tabpilot/protocol.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add this family's verbs to the parser."""
