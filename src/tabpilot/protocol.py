@@ -57,6 +57,8 @@ ERROR_CODES = frozenset(ERROR_EXIT_CODES)
 REASONS = frozenset(
     {
         # scope and consent
+        "user_interrupt",
+        "session_paused",
         "agent_window_scope",
         "borrow_conflict",
         # targets and refs
@@ -135,6 +137,7 @@ CLIENT_METHODS = frozenset(
         "session.start",
         "session.stop",
         "session.list",
+        "session.resume",
     }
 )
 

@@ -35,6 +35,8 @@ export const ERROR_CODES = Object.freeze(new Set(Object.keys(ERROR_EXIT_CODES)))
 export const REASONS = Object.freeze(
   new Set([
     "agent_window_scope",
+    "user_interrupt",
+    "session_paused",
     "borrow_conflict",
     "ref_not_found",
     "ref_stale",
