@@ -184,7 +184,9 @@ HANDSHAKE_METHOD = "system.handshake"
 AUTHENTICATE_METHOD = "system.authenticate"
 
 # Events the extension pushes to the daemon.
-EXTENSION_EVENTS = frozenset({"session.window_closed", "session.user_interrupt", "browser.label_changed"})
+EXTENSION_EVENTS = frozenset(
+    {"session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed"}
+)
 
 WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
 

@@ -270,3 +270,60 @@ async def test_extension_that_lost_the_default_session_gets_a_new_one() -> None:
 async def test_daemon_exits_when_idle() -> None:
     async with running_daemon(daemon_idle_s=0.3) as d:
         await asyncio.wait_for(d.daemon.stop_requested.wait(), 4)
+
+
+async def test_stop_pressed_by_the_person_aborts_running_and_queued_calls() -> None:
+    async with running_daemon() as d:
+        peer = await d.paired_peer()
+        cancelled = asyncio.Event()
+
+        async def long_wait(params: dict[str, Any]) -> Any:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        peer.handlers["tool.wait"] = long_wait
+        result(await d.call("session.start", {"name": "s"}))
+        running = asyncio.ensure_future(d.call("tool.wait", {"timeout_ms": 20000}, session="s"))
+        await wait_for(lambda: "tool.wait" in peer.methods())
+        queued = asyncio.ensure_future(d.call("tool.evaluate", {"expression": "1"}, session="s"))
+        await wait_for(lambda: d.daemon.sessions.get("s").waiting == 1)  # type: ignore[union-attr]
+        started = time.monotonic()
+        await peer.send_event("session.user_interrupt", {"session_id": "s"})
+        first, second = error(await running), error(await queued)
+        assert time.monotonic() - started < 1.0
+        assert (first["code"], first["data"]["reason"]) == ("user_aborted", "user_interrupt")
+        assert "ask them" in first["data"]["hint"]
+        assert (second["code"], second["data"]["reason"]) == ("user_aborted", "user_interrupt")
+        await asyncio.wait_for(cancelled.wait(), 2)  # the extension was told to cancel
+        assert "tool.evaluate" not in peer.methods()  # the queued call never ran
+
+        paused = error(await d.call("tool.evaluate", {"expression": "1"}, session="s"))
+        assert paused["data"]["reason"] == "session_paused"
+        listed = result(await d.call("session.list"))["sessions"]
+        assert listed[0]["paused"] is True
+        assert result(await d.call("session.resume", {}, session="s")) == {"session_id": "s", "resumed": True}
+        result(await d.call("tool.evaluate", {"expression": "1"}, session="s"))
+
+
+async def test_the_person_can_resume_from_the_page() -> None:
+    async with running_daemon() as d:
+        peer = await d.paired_peer()
+        result(await d.call("session.start", {"name": "s"}))
+        await peer.send_event("session.user_interrupt", {"session_id": "s"})
+        await wait_for(lambda: d.daemon.sessions.get("s").paused)  # type: ignore[union-attr]
+        await peer.send_event("session.user_resume", {"session_id": "s"})
+        await wait_for(lambda: not d.daemon.sessions.get("s").paused)  # type: ignore[union-attr]
+        result(await d.call("tool.evaluate", {"expression": "1"}, session="s"))
+
+
+async def test_another_browser_cannot_stop_a_session() -> None:
+    async with running_daemon() as d:
+        await d.paired_peer(label="owner")
+        other = await d.paired_peer(label="other")
+        result(await d.call("session.start", {"name": "s"}, browser="owner"))
+        await other.send_event("session.user_interrupt", {"session_id": "s"})
+        await asyncio.sleep(0.1)
+        assert not d.daemon.sessions.get("s").paused  # type: ignore[union-attr]

@@ -47,6 +47,7 @@ CODE_HINTS = {
     "cdp_failed": "the browser refused the command; retry, or reload the page with `tabpilot reload`",
     "cancelled": "the command was cancelled; run it again if it is still needed",
     "protocol_error": "retry; if it persists see the daemon log in $TABPILOT_HOME/logs/",
+    "user_aborted": "the person stopped you; ask them before continuing, then run `tabpilot session resume`",
 }
 
 

@@ -24,7 +24,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="A session is one agent task in its own Agent Window. Commands without --session "
         "(or TABPILOT_SESSION) use the session 'default', created on first use.",
     )
-    verbs = session.add_subparsers(dest="session_verb", metavar="{start,stop,list}")
+    verbs = session.add_subparsers(dest="session_verb", metavar="{start,stop,list,resume}")
     verbs.required = True
     p = verbs.add_parser("start", parents=[common], help="start a session and print its id")
     p.add_argument("name", nargs="?", help="session name (default: a short generated id)")
@@ -35,6 +35,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_session_stop)
     p = verbs.add_parser("list", parents=[common], help="list live sessions")
     p.set_defaults(handler=cmd_session_list)
+    p = verbs.add_parser(
+        "resume",
+        parents=[common],
+        help="carry on after the person pressed Stop (ask them first)",
+        description="When the person presses Stop in the page, the session's commands fail with "
+        "user_aborted and it stays paused. Ask the person, then resume it with this command.",
+    )
+    p.add_argument("session_id", nargs="?", metavar="ID", help="the session (default: the current one)")
+    p.set_defaults(handler=cmd_session_resume)
 
     tab = sub.add_parser("tab", parents=[common], help="list, open, close and select the session's tabs")
     verbs = tab.add_subparsers(dest="tab_verb", metavar="{list,new,close,select}")
@@ -90,9 +99,19 @@ def cmd_session_list(args: argparse.Namespace, ctx: Context) -> int:
     lines = []
     for s in result["sessions"]:
         state = "" if s.get("online", True) else "  (browser offline)"
+        state += "  (paused: the person pressed Stop)" if s.get("paused") else ""
         pending = f"  {s['pending']} queued" if s.get("pending") else ""
         lines.append(f"{s['session_id']}  browser {s['browser']}  idle {s['idle_s']:.0f}s{pending}{state}")
     return ctx.emit(result, "\n".join(lines) if lines else "no sessions")
+
+
+def cmd_session_resume(args: argparse.Namespace, ctx: Context) -> int:
+    params = {"session_id": args.session_id} if args.session_id else {}
+    result = ctx.call("session.resume", params, timeout_s=10.0)
+    text = (
+        f"resumed {result['session_id']}" if result["resumed"] else f"{result['session_id']} was not paused"
+    )
+    return ctx.emit(result, text)
 
 
 def cmd_tab_list(args: argparse.Namespace, ctx: Context) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from tabpilot import protocol
@@ -14,6 +14,12 @@ from tabpilot.protocol import RpcError
 BUDGET_MARGIN_S = 5.0
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+# An event that, once set, stops a call with the error its function builds from the method name.
+Stopper = tuple[asyncio.Event, Callable[[str], RpcError]]
+
+
+def client_gone(method: str) -> RpcError:
+    return RpcError("cancelled", f"{method} cancelled: the client went away", "client_disconnected")
 
 
 class PeerChannel:
@@ -34,45 +40,39 @@ class PeerChannel:
         method: str,
         params: dict[str, Any],
         timeout_s: float,
-        abandon: asyncio.Event | None = None,
+        stop_on: Sequence[Stopper] = (),
     ) -> Any:
         """Send one request and wait for its result.
 
         ``timeout_s`` is the call's own timeout; the daemon waits that plus a margin. When the
-        budget runs out or ``abandon`` is set (the CLI went away), the extension is told to
-        ``cancel`` the call.
+        budget runs out, or one of the ``stop_on`` events is set (the CLI went away, the person
+        pressed Stop), the extension is told to ``cancel`` the call and that stopper's error is raised.
         """
         if self._closed is not None:
             raise self._closed
         rpc_id = f"d-{next(self._ids)}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rpc_id] = future
+        stoppers = {asyncio.ensure_future(event.wait()): error for event, error in stop_on}
         try:
             await self._send(protocol.request(rpc_id, method, params))
-            waiters: set[asyncio.Future[Any]] = {future}
-            abandon_task = asyncio.ensure_future(abandon.wait()) if abandon is not None else None
-            if abandon_task is not None:
-                waiters.add(abandon_task)
-            try:
-                done, _ = await asyncio.wait(
-                    waiters, timeout=timeout_s + BUDGET_MARGIN_S, return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                if abandon_task is not None:
-                    abandon_task.cancel()
+            done, _ = await asyncio.wait(
+                {future, *stoppers}, timeout=timeout_s + BUDGET_MARGIN_S, return_when=asyncio.FIRST_COMPLETED
+            )
             if future in done:
                 return future.result()
             await self._cancel_remote(rpc_id)
-            if abandon is not None and abandon.is_set():
-                raise RpcError(
-                    "cancelled", f"{method} cancelled: the client went away", "client_disconnected"
-                )
+            for waiter, error in stoppers.items():
+                if waiter in done:
+                    raise error(method)
             raise RpcError(
                 "timeout",
                 f"{method} got no answer from the browser within {timeout_s + BUDGET_MARGIN_S:.0f} s",
                 "rpc_timeout",
             )
         finally:
+            for waiter in stoppers:
+                waiter.cancel()
             self._pending.pop(rpc_id, None)
 
     async def _cancel_remote(self, rpc_id: str) -> None:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -17,7 +18,14 @@ from tabpilot.daemon.browsers import Browser, BrowserRegistry
 from tabpilot.daemon.config import DaemonConfig
 from tabpilot.daemon.pairing import PairingCode, PairingCodes, SecretStore
 from tabpilot.daemon.peers import PeerAuthenticator
-from tabpilot.daemon.sessions import DEFAULT_SESSION, Session, SessionRegistry, check_session_name
+from tabpilot.daemon.rpc import client_gone
+from tabpilot.daemon.sessions import (
+    DEFAULT_SESSION,
+    Session,
+    SessionRegistry,
+    check_session_name,
+    stopped_by_person,
+)
 from tabpilot.protocol import RpcError
 
 log = logging.getLogger("tabpilot.daemon")
@@ -48,6 +56,7 @@ class Daemon:
             "session.start": self._session_start,
             "session.stop": self._session_stop,
             "session.list": self._session_list,
+            "session.resume": self._session_resume,
         }
 
     # ----- change notification -------------------------------------------------------------
@@ -135,6 +144,15 @@ class Daemon:
             session = self.sessions.get(str(payload.get("session_id")))
             if session is not None and session.browser_id == browser.instance_id:
                 self._forget_session(session, "the person closed its Agent Window")
+        elif name in ("session.user_interrupt", "session.user_resume"):
+            session = self.sessions.get(str(payload.get("session_id")))
+            if session is None or session.browser_id != browser.instance_id:
+                return
+            if name == "session.user_interrupt":
+                log.info("session %s: the person pressed Stop", session.session_id)
+                session.interrupt()
+            elif session.resume():
+                log.info("session %s: the person resumed it", session.session_id)
         elif name == "browser.label_changed":
             label = payload.get("label")
             if isinstance(label, str):
@@ -348,7 +366,7 @@ class Daemon:
                     "tool.session_start",
                     {"session_id": session_id, "timeout_ms": int(SESSION_START_TIMEOUT_S * 1000)},
                     SESSION_START_TIMEOUT_S,
-                    abandon,
+                    stop_on=((abandon, client_gone),),
                 )
             except RpcError:
                 self._forget_session(session, "its Agent Window could not be opened")
@@ -394,6 +412,15 @@ class Daemon:
     async def _session_list(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
         return {"sessions": [s.to_json() for s in self.sessions]}
 
+    async def _session_resume(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
+        """The agent acknowledges the person's Stop and carries on."""
+        session_id = self._params(frame).get("session_id") or frame.get("session") or DEFAULT_SESSION
+        session = self.sessions.require(str(session_id))
+        resumed = session.resume()
+        if resumed:
+            log.info("session %s resumed by the agent", session.session_id)
+        return {"session_id": session.session_id, "resumed": resumed}
+
     # ----- tool calls -----------------------------------------------------------------------
 
     async def _call_tool(self, frame: dict[str, Any], abandon: asyncio.Event) -> Any:
@@ -426,18 +453,26 @@ class Daemon:
     async def _run_in_session(
         self, session: Session, method: str, params: dict[str, Any], timeout_s: float, abandon: asyncio.Event
     ) -> Any:
+        if session.paused:
+            raise RpcError(
+                "user_aborted",
+                f"session {session.session_id!r} is paused: the person pressed Stop",
+                "session_paused",
+                hint="ask the person before continuing; then run `tabpilot session resume`",
+            )
+        interrupted = session.interrupted
         session.waiting += 1
         try:
-            acquired = await self._acquire(session, timeout_s + 5.0, abandon)
+            outcome = await self._acquire(session, timeout_s + 5.0, abandon, interrupted)
         finally:
             session.waiting -= 1
-        if not acquired:
-            if abandon.is_set():
-                raise RpcError(
-                    "cancelled",
-                    f"{method} cancelled before it ran: the client went away",
-                    "client_disconnected",
-                )
+        if outcome == "abandoned":
+            raise RpcError(
+                "cancelled", f"{method} cancelled before it ran: the client went away", "client_disconnected"
+            )
+        if outcome == "interrupted":
+            raise stopped_by_person(method)
+        if outcome == "timeout":
             raise RpcError(
                 "timeout",
                 f"session {session.session_id!r} stayed busy; {method} did not start",
@@ -455,33 +490,39 @@ class Daemon:
             browser = await self._browser_of(session, timeout_s, abandon)
             session.touch()
             result = await browser.channel.call(
-                method, {**params, "session_id": session.session_id}, timeout_s, abandon
+                method,
+                {**params, "session_id": session.session_id},
+                timeout_s,
+                stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
             )
             session.touch()
             return result
         finally:
             session.queue.release()
 
-    async def _acquire(self, session: Session, timeout_s: float, abandon: asyncio.Event) -> bool:
+    async def _acquire(
+        self, session: Session, timeout_s: float, abandon: asyncio.Event, interrupted: asyncio.Event
+    ) -> str:
+        """Wait for the session's turn: "ok" (the lock is held), "abandoned", "interrupted" or "timeout"."""
         acquire = asyncio.ensure_future(session.queue.acquire())
         gone = asyncio.ensure_future(abandon.wait())
+        stop = asyncio.ensure_future(interrupted.wait())
         try:
-            await asyncio.wait({acquire, gone}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({acquire, gone, stop}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
-        if acquire.done() and not acquire.cancelled():
-            if abandon.is_set():
-                session.queue.release()
-                return False
-            return True
-        acquire.cancel()
-        try:
-            await acquire
-        except asyncio.CancelledError:
-            return False
-        # The lock was granted in the instant we cancelled: hand it back.
-        session.queue.release()
-        return False
+            stop.cancel()
+        if not acquire.done():
+            acquire.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await acquire
+        held = acquire.done() and not acquire.cancelled()
+        reason = "abandoned" if abandon.is_set() else "interrupted" if interrupted.is_set() else "ok"
+        if not held:
+            return reason if reason != "ok" else "timeout"
+        if reason != "ok":
+            session.queue.release()
+        return reason
 
     async def _browser_of(self, session: Session, timeout_s: float, abandon: asyncio.Event) -> Browser:
         browser = self.browsers.get(session.browser_id)

@@ -27,6 +27,15 @@ def check_session_name(name: str) -> str:
     return name
 
 
+def stopped_by_person(method: str) -> RpcError:
+    return RpcError(
+        "user_aborted",
+        f"{method} was stopped: the person pressed Stop",
+        "user_interrupt",
+        hint="the person stopped you; ask them before continuing, then run `tabpilot session resume`",
+    )
+
+
 @dataclass
 class Session:
     session_id: str
@@ -37,6 +46,23 @@ class Session:
     offline_since: float | None = None
     queue: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0
+    # Set when the person presses Stop: running and queued calls end, new ones are refused until
+    # the agent (or the person) resumes the session.
+    interrupted: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def paused(self) -> bool:
+        return self.interrupted.is_set()
+
+    def interrupt(self) -> None:
+        self.interrupted.set()
+
+    def resume(self) -> bool:
+        """Clear a pause; True when the session was paused."""
+        if not self.interrupted.is_set():
+            return False
+        self.interrupted = asyncio.Event()
+        return True
 
     def touch(self) -> None:
         self.last_used = time.monotonic()
@@ -53,6 +79,7 @@ class Session:
             "idle_s": round(self.idle_s(), 1),
             "pending": self.waiting,
             "online": self.offline_since is None,
+            "paused": self.paused,
         }
 
 

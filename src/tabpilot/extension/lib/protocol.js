@@ -135,7 +135,7 @@ export const EXTENSION_METHODS = Object.freeze(
 export const HANDSHAKE_METHOD = "system.handshake";
 export const AUTHENTICATE_METHOD = "system.authenticate";
 export const EXTENSION_EVENTS = Object.freeze(
-  new Set(["session.window_closed", "session.user_interrupt", "browser.label_changed"]),
+  new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed"]),
 );
 export const WAIT_UNTIL = Object.freeze(["commit", "domcontentloaded", "load", "networkidle"]);
 
