@@ -1,0 +1,184 @@
+// @ts-check
+// Blocked sites: the person's list of places the agent must never read or touch. The list lives
+// only in this extension's storage.local (no frame carries it) and every check fails closed: a
+// stored value that is not a valid list blocks every web page.
+//
+// Grammar, one pattern per line (blank lines and lines starting with # are ignored):
+//   bank.example.com                    that host and every subdomain, any scheme, port and path
+//   *.corp.example                      the same, written the other common way
+//   localhost:8080                      a host on one port
+//   example.com/admin                   paths starting with /admin on that host (and subdomains)
+//   https://mail.example.com/private/*  scheme, exact host, path glob (* matches anything, also /)
+// Host names are compared case-insensitively, paths case-sensitively. A pattern with a scheme
+// names exactly one host unless it starts with *. (https://*.example.com/…).
+
+export const STORAGE_KEY = "tp_blocked_sites";
+
+/**
+ * @typedef {{
+ *   source: string,
+ *   scheme: string | null,
+ *   host: string,
+ *   subdomains: boolean,
+ *   port: string | null,
+ *   path: RegExp | null,
+ * }} Rule
+ */
+
+const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)$/;
+
+/** @param {string} message @param {string} line */
+function invalid(message, line) {
+  return new Error(`${message}: ${line}`);
+}
+
+/** @param {string} text */
+function escapeRegExp(text) {
+  return text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * A path pattern: with * it is a glob over path and query; without, it names itself and
+ * everything below it (/admin covers /admin/users and /admin?tab=2, not /administrator).
+ * @param {string} glob
+ */
+function pathMatcher(glob) {
+  if (glob.includes("*")) return new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`);
+  const base = escapeRegExp(glob);
+  return new RegExp(glob.endsWith("/") ? `^${base}` : `^${base}(?:[/?#].*)?$`);
+}
+
+/**
+ * Compile one pattern; throws on anything that is not a pattern.
+ * @param {string} text
+ * @returns {Rule}
+ */
+export function compilePattern(text) {
+  const line = text.trim();
+  if (line === "") throw invalid("empty pattern", text);
+  let rest = line;
+  /** @type {string | null} */
+  let scheme = null;
+  const schemeMatch = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest);
+  if (schemeMatch) {
+    scheme = schemeMatch[1].toLowerCase();
+    if (scheme !== "http" && scheme !== "https") throw invalid("only http and https patterns are supported", line);
+    rest = rest.slice(schemeMatch[0].length);
+  }
+  const slash = rest.search(/[/?#]/);
+  const authority = (slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
+  const pathPart = slash === -1 ? "" : rest.slice(slash);
+  let hostPart = authority;
+  /** @type {string | null} */
+  let port = null;
+  const portMatch = /^(.*):(\d{1,5})$/.exec(authority);
+  if (portMatch && !authority.endsWith("]")) {
+    hostPart = portMatch[1];
+    port = portMatch[2];
+  }
+  let subdomains = scheme === null;
+  if (hostPart.startsWith("*.")) {
+    hostPart = hostPart.slice(2);
+    subdomains = true;
+  }
+  if (!HOST.test(hostPart)) throw invalid("not a host name", line);
+  if (pathPart !== "" && !pathPart.startsWith("/")) throw invalid("a path must start with /", line);
+  return {
+    source: line,
+    scheme,
+    host: hostPart,
+    subdomains,
+    port,
+    path: pathPart === "" || pathPart === "/" || pathPart === "/*" ? null : pathMatcher(pathPart),
+  };
+}
+
+/**
+ * Parse the stored value: a list of pattern strings.
+ * @param {unknown} value
+ * @returns {{ok: true, rules: Rule[]} | {ok: false, error: string}}
+ */
+export function parseBlockList(value) {
+  if (value === undefined || value === null) return { ok: true, rules: [] };
+  if (!Array.isArray(value)) return { ok: false, error: "the stored blocked-sites value is not a list" };
+  /** @type {Rule[]} */
+  const rules = [];
+  for (const entry of value) {
+    if (typeof entry !== "string") return { ok: false, error: "the stored blocked-sites list holds a non-text entry" };
+    const line = entry.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    try {
+      rules.push(compilePattern(line));
+    } catch (err) {
+      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  return { ok: true, rules };
+}
+
+/**
+ * Split the text of the options page's field into stored entries, or say what is wrong.
+ * @param {string} text
+ * @returns {{ok: true, entries: string[]} | {ok: false, error: string, line: number}}
+ */
+export function parseBlockListText(text) {
+  /** @type {string[]} */
+  const entries = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line.startsWith("#")) continue;
+    try {
+      compilePattern(line);
+    } catch (err) {
+      return { ok: false, error: err instanceof Error ? err.message : String(err), line: i + 1 };
+    }
+    entries.push(line);
+  }
+  return { ok: true, entries };
+}
+
+/** @param {Rule} rule @param {URL} url */
+function matches(rule, url) {
+  const scheme = url.protocol.slice(0, -1);
+  if (rule.scheme !== null && rule.scheme !== scheme) return false;
+  const host = url.hostname.toLowerCase();
+  if (host !== rule.host && !(rule.subdomains && host.endsWith(`.${rule.host}`))) return false;
+  if (rule.port !== null) {
+    const port = url.port || (scheme === "https" ? "443" : "80");
+    if (port !== rule.port) return false;
+  }
+  return rule.path === null || rule.path.test(`${url.pathname}${url.search}`);
+}
+
+/**
+ * The web address a URL belongs to for blocking purposes (blob: URLs carry their origin).
+ * @param {string} raw
+ * @returns {URL | null} null for addresses that are not web pages (about:blank, data:, …)
+ */
+function webUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.protocol === "blob:") return webUrl(url.pathname);
+  return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+}
+
+/**
+ * Why a URL is blocked under the stored value, or null when it may be used. Fails closed.
+ * @param {unknown} storedValue what storage.local holds under STORAGE_KEY
+ * @param {string | undefined | null} rawUrl
+ * @returns {string | null} the matching pattern (or why every page is blocked)
+ */
+export function blockedBy(storedValue, rawUrl) {
+  if (!rawUrl) return null;
+  const url = webUrl(rawUrl);
+  if (url === null) return null;
+  const parsed = parseBlockList(storedValue);
+  if (!parsed.ok) return `every site (${parsed.error})`;
+  const rule = parsed.rules.find((r) => matches(r, url));
+  return rule ? rule.source : null;
+}
