@@ -63,6 +63,7 @@ export const REASONS = Object.freeze(
     "invalid_selector",
     "file_not_found",
     "file_unreadable",
+    "file_too_large",
     "not_a_file_input",
     "value_mismatch",
     "unknown_key",
