@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tabpilot import __version__, paths, protocol
+from tabpilot.daemon import uploads
 from tabpilot.daemon.browsers import Browser, BrowserRegistry
 from tabpilot.daemon.config import DaemonConfig
 from tabpilot.daemon.pairing import PairingCode, PairingCodes, SecretStore
@@ -432,6 +433,9 @@ class Daemon:
         session_id = frame.get("session") or DEFAULT_SESSION
         if not isinstance(session_id, str):
             raise RpcError("invalid_params", "session must be a string")
+        if method == "tool.upload":
+            # The files are read here: a missing one fails before anything reaches the page.
+            params = await asyncio.to_thread(uploads.prepare, params)
         for attempt in range(2):
             session = self.sessions.get(session_id)
             if session is None:
