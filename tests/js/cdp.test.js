@@ -27,8 +27,8 @@ function fakeDebugger({ attachError, commandError } = {}) {
       calls.push(["detach", tabId]);
       if (!attached.delete(tabId)) throw new Error(`Debugger is not attached to the tab with id: ${tabId}.`);
     },
-    async sendCommand({ tabId }, method, params) {
-      calls.push([method, tabId, params]);
+    async sendCommand({ tabId, sessionId }, method, params) {
+      calls.push(sessionId ? [method, tabId, params, sessionId] : [method, tabId, params]);
       const err = typeof commandError === "function" ? commandError(method) : commandError;
       if (err) throw new Error(err);
       return { ok: method };
@@ -42,14 +42,16 @@ function setup(options = {}, { tabAlive = () => true } = {}) {
   return { dbg, cdp };
 }
 
-test("concurrent sends attach once, with protocol 1.3, and enable Page, Runtime and lifecycle events", async () => {
+test("concurrent sends attach once, with protocol 1.3, enable Page, Runtime, lifecycle and Log events, and auto-attach frames", async () => {
   const { dbg, cdp } = setup();
   await Promise.all([cdp.send(5, "Runtime.evaluate", { expression: "1" }), cdp.send(5, "Page.reload")]);
-  assert.deepEqual(dbg.calls.slice(0, 4), [
+  assert.deepEqual(dbg.calls.slice(0, 6), [
     ["attach", 5, "1.3"],
     ["Page.enable", 5, {}],
     ["Runtime.enable", 5, {}],
     ["Page.setLifecycleEventsEnabled", 5, { enabled: true }],
+    ["Log.enable", 5, {}],
+    ["Target.setAutoAttach", 5, { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] }],
   ]);
   assert.equal(dbg.calls.filter(([m]) => m === "attach").length, 1);
   assert.equal(cdp.isAttached(5), true);
@@ -177,4 +179,52 @@ test("dialogs: beforeunload is accepted only while the agent is leaving that pag
   dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
   await new Promise((r) => setImmediate(r));
   assert.equal(dbg.calls.filter(([m]) => m === "Page.handleJavaScriptDialog").length, 1);
+});
+test("an out-of-process frame becomes a child session: set up like the tab, listed, and addressable", async () => {
+  const { dbg, cdp } = setup();
+  await cdp.attach(5);
+  dbg.onEvent.fire({ tabId: 5 }, "Target.attachedToTarget", {
+    sessionId: "S1",
+    targetInfo: { type: "iframe", targetId: "F1", url: "http://localhost:9/child.html" },
+  });
+  dbg.onEvent.fire({ tabId: 5 }, "Target.attachedToTarget", { sessionId: "W1", targetInfo: { type: "worker", targetId: "W" } });
+  assert.deepEqual(cdp.childSessions(5), [{ sessionId: "S1", targetId: "F1", url: "http://localhost:9/child.html", parentSessionId: null }]);
+  await waitFor(() => dbg.calls.some(([m, , , sid]) => m === "Target.setAutoAttach" && sid === "S1"));
+  assert.deepEqual(
+    dbg.calls.filter((c) => c[3] === "S1").map(([m]) => m),
+    ["Runtime.enable", "Page.enable", "Target.setAutoAttach"],
+  );
+  await cdp.sendToSession(5, "S1", "Page.getFrameTree");
+  assert.deepEqual(dbg.calls.at(-1), ["Page.getFrameTree", 5, {}, "S1"]);
+  await cdp.sendToSession(5, null, "Page.getFrameTree");
+  assert.deepEqual(dbg.calls.at(-1), ["Page.getFrameTree", 5, {}]);
+});
+
+test("child-session events reach only listeners that ask for them, with the session id", async () => {
+  const { dbg, cdp } = setup();
+  const plain = [];
+  const all = [];
+  cdp.onEvent(5, (method, _params, _tab, sessionId) => plain.push([method, sessionId]));
+  cdp.onEvent(null, (method, _params, _tab, sessionId) => all.push([method, sessionId]), { children: true });
+  dbg.onEvent.fire({ tabId: 5 }, "Page.loadEventFired", {});
+  dbg.onEvent.fire({ tabId: 5, sessionId: "S1" }, "Runtime.consoleAPICalled", { type: "log" });
+  assert.deepEqual(plain, [["Page.loadEventFired", null]]);
+  assert.deepEqual(all, [["Page.loadEventFired", null], ["Runtime.consoleAPICalled", "S1"]]);
+});
+
+test("a command to a child session that went away is frame_detached; a detach forgets the children", async () => {
+  const { dbg, cdp } = setup({ commandError: (method) => (method === "DOM.describeNode" ? "No session with given id" : null) });
+  await cdp.attach(5);
+  dbg.onEvent.fire({ tabId: 5 }, "Target.attachedToTarget", { sessionId: "S1", targetInfo: { type: "iframe", targetId: "F1" } });
+  dbg.onEvent.fire({ tabId: 5 }, "Target.detachedFromTarget", { sessionId: "S1" });
+  assert.deepEqual(cdp.childSessions(5), []);
+  await assert.rejects(cdp.sendToSession(5, "S1", "DOM.describeNode"), (err) => {
+    assert.equal(err.code, "not_found");
+    assert.equal(err.reason, "frame_detached");
+    assert.match(err.data.hint, /snapshot/);
+    return true;
+  });
+  dbg.onEvent.fire({ tabId: 5 }, "Target.attachedToTarget", { sessionId: "S2", targetInfo: { type: "iframe", targetId: "F2" } });
+  await cdp.detach(5);
+  assert.deepEqual(cdp.childSessions(5), []);
 });

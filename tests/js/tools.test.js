@@ -188,7 +188,9 @@ test("screenshot captures over CDP, background tabs included", async () => {
   const { tab_id } = await sessionStart({ session_id: "s1" }, ctx());
   assert.deepEqual(await screenshot({ session_id: "s1" }, ctx()), { tab_id, format: "png", width: 1, height: 1, data: ONE_BY_ONE_PNG });
   assert.deepEqual(cdpCalls[0], [tab_id, "Page.captureScreenshot", { format: "png", captureBeyondViewport: true }]);
-  await assert.rejects(screenshot({ session_id: "s1", format: "jpeg" }, ctx()), { code: "invalid_params" });
+  await assert.rejects(screenshot({ session_id: "s1", format: "webp" }, ctx()), { code: "invalid_params" });
+  await assert.rejects(screenshot({ session_id: "s1", quality: 50 }, ctx()), { code: "invalid_params" }, "quality is for jpeg");
+  await assert.rejects(screenshot({ session_id: "s1", full_page: true, ref: "@e1" }, ctx()), { code: "invalid_params" });
 });
 
 test("evaluate: a result that cannot travel as JSON is the agent's invalid_params", async () => {

@@ -8,6 +8,10 @@ import { createDispatcher } from "./lib/dispatcher.js";
 import { createCdp } from "./lib/cdp.js";
 import { createDialogs } from "./lib/dialogs.js";
 import { createSessionManager } from "./lib/sessions.js";
+import { createFrames } from "./lib/frames.js";
+import { createRefs } from "./lib/refs.js";
+import { createSnapshots } from "./lib/snapshots.js";
+import { createConsoleLog } from "./lib/console-log.js";
 import { registerKeepalive } from "./lib/keepalive.js";
 import { registerPopupBridge } from "./lib/popup-bridge.js";
 import { browserInfo } from "./lib/browser-info.js";
@@ -22,6 +26,15 @@ const cdp = createCdp({
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
 });
 const dialogs = createDialogs({ cdp });
+const frames = createFrames({ cdp });
+const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
+const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
+const consoleLog = createConsoleLog({
+  cdp,
+  storage: chrome.storage.session,
+  tabs: chrome.tabs,
+  frameUrl: (tabId, sessionId) => cdp.childSessions(tabId).find((c) => c.sessionId === sessionId)?.url,
+});
 
 const sessions = createSessionManager({
   windows: chrome.windows,
@@ -31,7 +44,7 @@ const sessions = createSessionManager({
   emit: (name, payload) => connection.emit(name, payload),
 });
 
-const dispatcher = createDispatcher({ context: { sessions, cdp, dialogs, tabs: chrome.tabs } });
+const dispatcher = createDispatcher({ context: { sessions, cdp, dialogs, tabs: chrome.tabs, frames, refs, snapshots, consoleLog } });
 
 const transport = createTransport({ url: () => connection.url() });
 

@@ -1,18 +1,23 @@
 // @ts-check
 // chrome.debugger as a small CDP client: attach on demand, one attachment per tab, events by tab,
 // and Chrome's error strings turned into wire errors with a reason and a next step.
+//
+// Out-of-process iframes (a cross-site iframe runs in its own renderer) are child CDP sessions of the
+// tab: Target.setAutoAttach (flatten) reports each one with a sessionId, and chrome.debugger (Chrome
+// 125+) takes {tabId, sessionId} as a target. Their events reach only listeners that ask for them.
 import { RpcError } from "./protocol.js";
 
 const PROTOCOL_VERSION = "1.3";
 
 /**
- * @typedef {(method: string, params: any, tabId: number) => void} EventListener
+ * @typedef {(method: string, params: any, tabId: number, sessionId: string | null) => void} EventListener
  * @typedef {(tabId: number, reason: string) => void} DetachListener
+ * @typedef {{sessionId: string, targetId: string, url: string, parentSessionId: string | null}} ChildSession
  * @typedef {{
  *   attach(target: {tabId: number}, version: string): Promise<void>,
  *   detach(target: {tabId: number}): Promise<void>,
- *   sendCommand(target: {tabId: number}, method: string, params?: object): Promise<any>,
- *   onEvent: {addListener(fn: (source: {tabId?: number}, method: string, params?: any) => void): void},
+ *   sendCommand(target: {tabId: number, sessionId?: string}, method: string, params?: object): Promise<any>,
+ *   onEvent: {addListener(fn: (source: {tabId?: number, sessionId?: string}, method: string, params?: any) => void): void},
  *   onDetach: {addListener(fn: (source: {tabId?: number}, reason: string) => void): void},
  * }} DebuggerApi
  */
@@ -34,6 +39,10 @@ export function errorMessage(/** @type {unknown} */ err) {
 const CONFLICT = /another debugger is already attached/i;
 const NOT_DEBUGGABLE = /cannot access a chrome|cannot access contents of|cannot attach to this target/i;
 const TARGET_GONE = /no tab with (?:given )?id|no target with given id|detached while handling command|debugger is not attached/i;
+const SESSION_GONE = /no session with given id|session (?:with given id )?not found|target closed|detached while handling command/i;
+
+// Only frames: workers and the like are not pages an agent reads or acts on.
+const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] };
 
 /**
  * @param {{debuggerApi: DebuggerApi, tabExists: (tabId: number) => Promise<boolean>, log?: Pick<Console, "warn">}} deps
@@ -44,18 +53,25 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
   /** Why Chrome last ended our session on a tab ("target_closed", "canceled_by_user"). */
   /** @type {Map<number, string>} */
   const detachReasons = new Map();
-  /** @type {Set<{tabId: number | null, fn: EventListener}>} */
+  /** @type {Set<{tabId: number | null, fn: EventListener, children: boolean}>} */
   const eventListeners = new Set();
   /** @type {Set<DetachListener>} */
   const detachListeners = new Set();
+  /** The child sessions (out-of-process iframes) of each attached tab. */
+  /** @type {Map<number, Map<string, ChildSession>>} */
+  const childSessions = new Map();
 
   debuggerApi.onEvent.addListener((source, method, params) => {
     const tabId = source.tabId;
     if (tabId === undefined) return;
+    const sessionId = source.sessionId ?? null;
+    const payload = params ?? {};
+    if (method === "Target.attachedToTarget") onChildAttached(tabId, sessionId, payload);
+    else if (method === "Target.detachedFromTarget") childSessions.get(tabId)?.delete(payload.sessionId);
     for (const l of [...eventListeners]) {
-      if (l.tabId !== null && l.tabId !== tabId) continue;
+      if ((l.tabId !== null && l.tabId !== tabId) || (sessionId !== null && !l.children)) continue;
       try {
-        l.fn(method, params ?? {}, tabId);
+        l.fn(method, payload, tabId, sessionId);
       } catch (err) {
         log.warn(`tabpilot cdp: listener for ${method} failed`, err);
       }
@@ -66,10 +82,32 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
     const tabId = source.tabId;
     if (tabId === undefined) return;
     attachments.delete(tabId);
+    childSessions.delete(tabId);
     detachReasons.set(tabId, reason);
     for (const fn of [...detachListeners]) fn(tabId, reason);
   });
 
+  /**
+   * A frame of the tab got its own process: remember its session, and give it what the tab has
+   * (console, page events, and auto-attach for the frames nested in it).
+   * @param {number} tabId @param {string | null} parentSessionId @param {any} params
+   */
+  function onChildAttached(tabId, parentSessionId, params) {
+    const info = params.targetInfo ?? {};
+    if (typeof params.sessionId !== "string" || info.type !== "iframe") return;
+    let children = childSessions.get(tabId);
+    if (!children) childSessions.set(tabId, (children = new Map()));
+    const sessionId = params.sessionId;
+    children.set(sessionId, { sessionId, targetId: info.targetId, url: info.url ?? "", parentSessionId });
+    const target = { tabId, sessionId };
+    void (async () => {
+      for (const [method, commandParams] of [["Runtime.enable", {}], ["Page.enable", {}], ["Target.setAutoAttach", AUTO_ATTACH]]) {
+        await debuggerApi.sendCommand(target, method, commandParams);
+      }
+    })().catch(() => {
+      // The frame went away while we set it up; its detach event removes it.
+    });
+  }
   /**
    * @param {unknown} err
    * @param {number} tabId
@@ -142,6 +180,9 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
       await rawSend(tabId, "Page.enable");
       await rawSend(tabId, "Runtime.enable");
       await rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true });
+      // Browser-side console entries (failed requests, CSP, interventions) for tool.console.
+      await rawSend(tabId, "Log.enable");
+      await rawSend(tabId, "Target.setAutoAttach", AUTO_ATTACH);
     } catch (err) {
       await debuggerApi.detach({ tabId }).catch(() => {});
       throw err;
@@ -160,11 +201,27 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
     return pending;
   }
 
+  /**
+   * Send a CDP command to a tab, attaching first when needed.
+   * @param {number} tabId
+   * @param {string} method
+   * @param {object} [params]
+   */
+  async function send(tabId, method, params = {}) {
+    await attach(tabId);
+    try {
+      return await rawSend(tabId, method, params);
+    } catch (err) {
+      throw await toRpcError(err, tabId, method);
+    }
+  }
+
   /** @param {number} tabId */
   async function detach(tabId) {
     const pending = attachments.get(tabId);
     if (!pending) return;
     attachments.delete(tabId);
+    childSessions.delete(tabId);
     const ok = await pending.then(() => true, () => false);
     if (ok) await debuggerApi.detach({ tabId }).catch(() => {});
   }
@@ -182,27 +239,47 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
     isAttached: (tabId) => attachments.has(tabId),
 
     /**
-     * Send a CDP command to a tab, attaching first when needed.
+     * The tab's out-of-process frames known right now (each reported before Target.setAutoAttach
+     * answers, so an attached tab's list is complete).
      * @param {number} tabId
+     * @returns {ChildSession[]}
+     */
+    childSessions: (tabId) => [...(childSessions.get(tabId)?.values() ?? [])],
+
+    /**
+     * Send a CDP command to one of the tab's child sessions (sessionId null: the tab itself).
+     * @param {number} tabId
+     * @param {string | null} sessionId
      * @param {string} method
      * @param {object} [params]
      */
-    async send(tabId, method, params = {}) {
+    async sendToSession(tabId, sessionId, method, params = {}) {
+      if (sessionId === null) return send(tabId, method, params);
       await attach(tabId);
       try {
-        return await rawSend(tabId, method, params);
+        return await debuggerApi.sendCommand({ tabId, sessionId }, method, params);
       } catch (err) {
+        const gone = !childSessions.get(tabId)?.has(sessionId) || SESSION_GONE.test(errorMessage(err));
+        if (gone && (await tabExists(tabId))) {
+          throw new RpcError("not_found", `a frame of tab ${tabId} went away during ${method}`, "frame_detached", {
+            tab_id: tabId,
+            hint: "The frame was removed or navigated; take a new snapshot and retry.",
+          });
+        }
         throw await toRpcError(err, tabId, method);
       }
     },
 
+    send,
+
     /**
      * @param {number | null} tabId null for every tab
      * @param {EventListener} fn
+     * @param {{children?: boolean}} [options] children: also events of the tab's out-of-process frames
      * @returns {() => void} unsubscribe
      */
-    onEvent(tabId, fn) {
-      const entry = { tabId, fn };
+    onEvent(tabId, fn, { children = false } = {}) {
+      const entry = { tabId, fn, children };
       eventListeners.add(entry);
       return () => eventListeners.delete(entry);
     },

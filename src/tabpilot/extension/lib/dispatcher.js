@@ -6,7 +6,9 @@ import { sessionStart, sessionStop } from "../tools/session.js";
 import { tabList, tabCreate, tabClose, tabSelect } from "../tools/tabs.js";
 import { navigate, navigateBack, navigateForward, reload } from "../tools/navigation.js";
 import { evaluate } from "../tools/evaluate.js";
-import { screenshot } from "../tools/observation.js";
+import { screenshot, html } from "../tools/observation.js";
+import { snapshot, find, text } from "../tools/snapshot.js";
+import { consoleEntries } from "../tools/console.js";
 
 /**
  * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
@@ -28,6 +30,11 @@ export const METHODS = Object.freeze({
   "tool.reload": reload,
   "tool.evaluate": evaluate,
   "tool.screenshot": screenshot,
+  "tool.snapshot": snapshot,
+  "tool.find": find,
+  "tool.text": text,
+  "tool.html": html,
+  "tool.console": consoleEntries,
 });
 
 function cancelledError(/** @type {string} */ why) {
