@@ -33,6 +33,7 @@ class Case:
     name: str
     argv: list[str] | None
     note: str | None = None
+    verb: str | None = None  # the tabpilot verb, for the commands that talk to the browser
     samples: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -53,8 +54,10 @@ def prepare(rig: Rig) -> list[Case]:
         assert verb is not None
         note = rig.unavailable(verb) or (ref_note if None in words else None)
         if note is not None:
-            return Case(name, None, note)
-        return Case(name, rig.command(*[w for w in words if w is not None], session=session))
+            return Case(name, None, note, verb)
+        argv = rig.command(*[w for w in words if w is not None], session=session)
+        missing_tool = _probe(rig, verb, argv)
+        return Case(name, None if missing_tool else argv, missing_tool, verb)
 
     return [
         Case(PYTHON_CASE, [sys.executable, "-c", "pass"]),
@@ -68,6 +71,12 @@ def prepare(rig: Rig) -> list[Case]:
             "open (small page)", ["open", rig.fixture_url("index.html", OPEN_SESSION)], session=OPEN_SESSION
         ),
     ]
+
+
+def _probe(rig: Rig, verb: str, argv: list[str]) -> str | None:
+    """One trial run: None when the command can be timed, else why not (the extension lacks the tool)."""
+    result = rig.spawner.run(argv)
+    return None if result.ok else rig.missing_tool(verb, result)
 
 
 def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:

@@ -17,8 +17,11 @@ from tests.e2e.harness import TABPILOT, DevTools, PageServer, Tabpilot, kill_and
 
 from bench.pages import Page
 from bench.spawn import Run, Spawner
+from tabpilot.protocol import EXIT_VERSION
 
 NOT_AVAILABLE = "n/a (verb not available)"
+# The CLI has the verb but the connected extension does not have its tool yet (unknown_method).
+NOT_IMPLEMENTED = re.compile(r"(\S+) is not implemented")
 
 
 @dataclass
@@ -29,6 +32,7 @@ class Rig:
     spawner: Spawner
     devtools: DevTools
     help_texts: dict[str, str | None] = field(default_factory=dict)
+    missing_tools: dict[str, str] = field(default_factory=dict)
 
     def command(self, *args: str, session: str | None = None) -> list[str]:
         return [TABPILOT, *(["--session", session] if session else []), *args]
@@ -39,6 +43,8 @@ class Rig:
 
     def unavailable(self, verb: str, *options: str) -> str | None:
         """Why `tabpilot VERB [OPTIONS]` cannot be measured in this build, or None when it can."""
+        if verb in self.missing_tools:
+            return self.missing_tools[verb]
         if verb not in self.help_texts:
             run = self.spawner.run([TABPILOT, verb, "--help"])
             self.help_texts[verb] = run.out if run.ok else None
@@ -47,6 +53,14 @@ class Rig:
             return NOT_AVAILABLE
         absent = [o for o in options if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
         return f"n/a ({verb} {' '.join(absent)} not available)" if absent else None
+
+    def missing_tool(self, verb: str, run: Run) -> str | None:
+        """Whether a failed run says the extension lacks the verb's tool; remembered for later checks."""
+        match = NOT_IMPLEMENTED.search(run.err) if run.code == EXIT_VERSION else None
+        if match is None:
+            return None
+        self.missing_tools[verb] = f"n/a ({match.group(1)} not implemented by the extension)"
+        return self.missing_tools[verb]
 
     def url(self, page: Page, tag: str) -> str:
         """The page's loopback URL, tagged so the bench can find its tab among the browser's targets."""

@@ -46,6 +46,7 @@ class Snapshot:
     text: str
     times_ms: list[float]
     errors: list[str]
+    failure: Run | None  # the first failed run
 
 
 @dataclass
@@ -96,8 +97,8 @@ def measure_page(rig: Rig, page: Page, samples: int) -> list[Record]:
 def measure_mode(rig: Rig, case: str, flags: tuple[str, ...], samples: int, page: PageText) -> list[Record]:
     note = rig.unavailable("snapshot", *flags)
     snapshot = take(rig, flags, samples) if note is None else None
-    if snapshot is not None and not snapshot.times_ms:
-        note = f"error: {snapshot.errors[0]}"
+    if snapshot is not None and snapshot.failure is not None and not snapshot.times_ms:
+        note = rig.missing_tool("snapshot", snapshot.failure) or f"error: {snapshot.failure.error_line}"
     if snapshot is None or note is not None:
         return [missing(SUITE, case, metric, unit, note or "n/a") for metric, unit in METRICS]
     cdp = open_page(rig.devtools, SESSION)
@@ -126,7 +127,7 @@ def take(rig: Rig, flags: tuple[str, ...], samples: int) -> Snapshot:
     capped = () if rig.unavailable("snapshot", *UNCAPPED[:1]) else UNCAPPED
     argv = ["snapshot", *flags, *capped]
     rig.cli(*argv, session=SESSION)
-    times, errors, text = [], [], ""
+    times, errors, text, failure = [], [], "", None
     for _ in range(samples):
         result = rig.cli(*argv, session=SESSION)
         if result.ok:
@@ -134,7 +135,8 @@ def take(rig: Rig, flags: tuple[str, ...], samples: int) -> Snapshot:
             text = snapshot_text(result)
         else:
             errors.append(result.error_line)
-    return Snapshot(text, times, errors)
+            failure = failure or result
+    return Snapshot(text, times, errors, failure)
 
 
 def snapshot_text(result: Run) -> str:
