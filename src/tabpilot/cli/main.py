@@ -83,6 +83,7 @@ VERB_FAMILIES = {
     "upload": "action_commands",
     "wait": "action_commands",
     "dialog": "action_commands",
+    "install-skill": "skill_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -90,6 +91,7 @@ FAMILY_ORDER = (
     "action_commands",
     "session_commands",
     "browser_commands",
+    "skill_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser")
