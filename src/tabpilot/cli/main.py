@@ -84,6 +84,8 @@ VERB_FAMILIES = {
     "wait": "action_commands",
     "dialog": "action_commands",
     "install-skill": "skill_commands",
+    "doctor": "doctor_commands",
+    "status": "doctor_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -92,6 +94,7 @@ FAMILY_ORDER = (
     "session_commands",
     "browser_commands",
     "skill_commands",
+    "doctor_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser")
