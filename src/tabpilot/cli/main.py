@@ -9,7 +9,7 @@ import sys
 from tabpilot import __version__
 from tabpilot.cli.context import Context
 from tabpilot.cli.render import print_error
-from tabpilot.protocol import EXIT_USER, RpcError
+from tabpilot.protocol import RpcError
 
 # typing costs ~5 ms per command; annotations are strings, so it is imported for checkers only.
 TYPE_CHECKING = False
@@ -31,12 +31,14 @@ Exit codes: 0 ok, 1 user error, 2 daemon/transport, 3 browser/CDP, 4 timeout, 5 
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports bad input as one error line plus a hint, with exit code 1."""
+    """argparse that reports bad input as one error line plus a hint (JSON with --json), exit code 1."""
+
+    # Set per command line by main(): argparse fails before the options are known.
+    json_errors = False
 
     def error(self, message: str) -> NoReturn:
-        print(f"error: {message}", file=sys.stderr)
-        print(f"hint: see `{self.prog} --help`", file=sys.stderr)
-        sys.exit(EXIT_USER)
+        err = RpcError("invalid_params", message, hint=f"see `{self.prog} --help`")
+        sys.exit(print_error(err, Parser.json_errors))
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -86,6 +88,7 @@ VERB_FAMILIES = {
     "install-skill": "skill_commands",
     "doctor": "doctor_commands",
     "status": "doctor_commands",
+    "batch": "batch_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -95,6 +98,7 @@ FAMILY_ORDER = (
     "browser_commands",
     "skill_commands",
     "doctor_commands",
+    "batch_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser")
@@ -135,6 +139,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    Parser.json_errors = "--json" in words
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
