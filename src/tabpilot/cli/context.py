@@ -10,6 +10,7 @@ from tabpilot.cli import client, render
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -40,6 +41,8 @@ class Context:
         self.browser: str | None = (
             getattr(args, "browser", None) or os.environ.get("TABPILOT_BROWSER") or None
         )
+        # Where results go instead of stdout (the MCP server collects them this way).
+        self.sink: Callable[[Any, str], None] | None = None
 
     def timeout_s(self, default: float) -> float:
         value = getattr(self.args, "timeout", None)
@@ -63,6 +66,9 @@ class Context:
 
     def emit(self, result: Any, text: str) -> int:
         """Print the result: ``--json`` gets the object, people and agents the one-line text."""
+        if self.sink is not None:
+            self.sink(result, text)
+            return 0
         if self.as_json:
             render.print_json(result)
         elif text:

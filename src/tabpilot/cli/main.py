@@ -35,9 +35,13 @@ class Parser(argparse.ArgumentParser):
 
     # Set per command line by main(): argparse fails before the options are known.
     json_errors = False
+    # Set by callers that parse on behalf of another program (the MCP server): raise, do not exit.
+    raise_errors = False
 
     def error(self, message: str) -> NoReturn:
         err = RpcError("invalid_params", message, hint=f"see `{self.prog} --help`")
+        if Parser.raise_errors:
+            raise err
         sys.exit(print_error(err, Parser.json_errors))
 
 
@@ -89,6 +93,7 @@ VERB_FAMILIES = {
     "doctor": "doctor_commands",
     "status": "doctor_commands",
     "batch": "batch_commands",
+    "mcp": "mcp_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -99,6 +104,7 @@ FAMILY_ORDER = (
     "skill_commands",
     "doctor_commands",
     "batch_commands",
+    "mcp_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser")

@@ -18,7 +18,7 @@ REASON_HINTS = {
     "unknown_session": "`tabpilot session list` shows live sessions; `tabpilot session start NAME` starts one",
     "session_stopped": "start it again with `tabpilot session start NAME`",
     "bad_url": "give a full URL, e.g. https://example.com/page",
-    "url_scheme_refused": "only http(s), about:blank and data: URLs can be opened",
+    "url_scheme_refused": "only http(s) and about:blank URLs can be opened (file: with --allow-file)",
     "file_url_refused": "add --allow-file to open a local file",
     "navigation_timeout": "the page is still loading: raise --timeout or use --wait-until domcontentloaded",
     "navigation_failed": "check the URL and that the site is reachable from this browser",

@@ -48,7 +48,6 @@ function checkScheme(url, allowFile) {
     if (/[%\s]/.test(url.hostname)) throw badUrl(`not a valid host name: ${url.hostname}`);
     return;
   }
-  if (scheme === "data:") return;
   if (scheme === "about:" && url.pathname === "blank") return;
   if (scheme === "blob:" && WEB_SCHEMES.has(parse(url.pathname).protocol)) return;
   if (scheme === "file:") {
@@ -58,7 +57,7 @@ function checkScheme(url, allowFile) {
     });
   }
   throw new RpcError("invalid_params", `${scheme} URLs are refused`, "url_scheme_refused", {
-    hint: "Use an http(s) URL; script, browser-internal and extension pages cannot be opened by the agent.",
+    hint: "Use an http(s) URL; script, data:, browser-internal and extension pages cannot be opened by the agent.",
   });
 }
 
