@@ -15,6 +15,14 @@ def pages() -> Iterator[PageServer]:
     server.close()
 
 
+@pytest.fixture(scope="session")
+def other_site() -> Iterator[PageServer]:
+    """tests/pages again, as http://localhost:PORT: another site than `pages`, so its frames are out of process."""
+    server = start_page_server(host="localhost")
+    yield server
+    server.close()
+
+
 @pytest.fixture(scope="module")
 def tp() -> Iterator[Tabpilot]:
     """A managed headless Chromium with the extension, connected to this module's own daemon."""

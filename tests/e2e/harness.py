@@ -72,10 +72,11 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
 class PageServer:
     server: http.server.ThreadingHTTPServer
     thread: threading.Thread
+    host: str = "127.0.0.1"
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"http://{self.host}:{self.server.server_address[1]}"
 
     def url(self, path: str) -> str:
         return f"{self.origin}/{path.lstrip('/')}"
@@ -89,15 +90,19 @@ class PageServer:
         self.server.server_close()
 
 
-def start_page_server(directory: Path = PAGES) -> PageServer:
-    """A loopback server for `directory` (default tests/pages) on a free port, in a daemon thread."""
+def start_page_server(directory: Path = PAGES, host: str = "127.0.0.1") -> PageServer:
+    """A loopback server for `directory` (default tests/pages) on a free port, in a daemon thread.
+
+    `host` is the name its URLs use: "localhost" makes it another site than 127.0.0.1, so the
+    browser runs its pages in another process when they are framed by the other.
+    """
     handler = functools.partial(PageHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.requests = []  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    return PageServer(server, thread)
+    return PageServer(server, thread, host)
 
 
 @dataclass

@@ -183,11 +183,26 @@ test("PNG size comes from the IHDR header", () => {
   assert.equal(pngSize("!!!"), null);
 });
 
-test("screenshot captures over CDP, background tabs included", async () => {
-  const { ctx, cdpCalls } = setup({ cdpReply: (m) => (m === "Page.captureScreenshot" ? { data: ONE_BY_ONE_PNG } : {}) });
+const LAYOUT = {
+  cssVisualViewport: { pageX: 0, pageY: 500, clientWidth: 1280, clientHeight: 700 },
+  cssContentSize: { width: 1280, height: 20000 },
+};
+
+test("screenshot captures the viewport over CDP (background tabs included), or the whole page, cut at 16384 px", async () => {
+  const { ctx, cdpCalls } = setup({
+    cdpReply: (m) => (m === "Page.captureScreenshot" ? { data: ONE_BY_ONE_PNG } : m === "Page.getLayoutMetrics" ? LAYOUT : {}),
+  });
   const { tab_id } = await sessionStart({ session_id: "s1" }, ctx());
   assert.deepEqual(await screenshot({ session_id: "s1" }, ctx()), { tab_id, format: "png", width: 1, height: 1, data: ONE_BY_ONE_PNG });
-  assert.deepEqual(cdpCalls[0], [tab_id, "Page.captureScreenshot", { format: "png", captureBeyondViewport: true }]);
+  // captureBeyondViewport alone would capture the whole page: the viewport is its own clip.
+  assert.deepEqual(cdpCalls[1], [
+    tab_id,
+    "Page.captureScreenshot",
+    { format: "png", captureBeyondViewport: true, clip: { x: 0, y: 500, width: 1280, height: 700, scale: 1 } },
+  ]);
+  const full = await screenshot({ session_id: "s1", full_page: true, format: "jpeg", quality: 60 }, ctx()).catch((err) => err);
+  assert.equal(full.code, "cdp_failed", "a PNG answer to a JPEG request is not taken for a JPEG");
+  assert.deepEqual(cdpCalls.at(-1)[2], { format: "jpeg", captureBeyondViewport: true, quality: 60, clip: { x: 0, y: 0, width: 1280, height: 16384, scale: 1 } });
   await assert.rejects(screenshot({ session_id: "s1", format: "webp" }, ctx()), { code: "invalid_params" });
   await assert.rejects(screenshot({ session_id: "s1", quality: 50 }, ctx()), { code: "invalid_params" }, "quality is for jpeg");
   await assert.rejects(screenshot({ session_id: "s1", full_page: true, ref: "@e1" }, ctx()), { code: "invalid_params" });

@@ -75,15 +75,31 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "screenshot",
         parents=[common],
-        help="save a PNG of the current tab's viewport and print its path",
-        description="Capture the visible part of the current tab (works on background tabs) as PNG. "
-        "Prints the file path; --json prints {path, width, height, …}.",
+        help="save a picture of the current tab (viewport, whole page, or one element) and print its path",
+        description="Capture the visible part of the current tab (works on background tabs), the whole "
+        "page with --full-page, or one element with --ref (a ref @eN, a CSS selector or text=…; it is "
+        "scrolled into view first). Prints the file path; --json prints {path, width, height, …}.",
     )
     p.add_argument(
-        "--out", metavar="FILE", help="where to write the PNG (default: $TABPILOT_HOME/screenshots/)"
+        "--out", metavar="FILE", help="where to write the image (default: $TABPILOT_HOME/screenshots/)"
     )
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--ref", metavar="TARGET", help="only this element: @eN, a CSS selector, or text=…")
+    what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
+    p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
+    p.add_argument("--quality", type=_quality, metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_screenshot)
+
+
+def _quality(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("must be from 0 to 100")
+    return value
 
 
 def _navigation_params(args: argparse.Namespace) -> dict[str, Any]:
@@ -120,15 +136,18 @@ def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
 
 
-def _default_screenshot_path(ctx: Context) -> str:
+def _default_screenshot_path(ctx: Context, extension: str) -> str:
     directory = paths.screenshot_dir()
     os.makedirs(directory, mode=0o700, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{int(time.time() * 1000) % 1000:03d}"
-    return os.path.join(directory, f"{ctx.session or 'default'}-{stamp}.png")
+    return os.path.join(directory, f"{ctx.session or 'default'}-{stamp}.{extension}")
 
 
 def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
-    out = os.path.abspath(args.out) if args.out else _default_screenshot_path(ctx)
+    if args.quality is not None and args.format != "jpeg":
+        raise RpcError("invalid_params", "--quality applies to JPEG only", hint="add --format jpeg")
+    extension = "jpg" if args.format == "jpeg" else "png"
+    out = os.path.abspath(args.out) if args.out else _default_screenshot_path(ctx, extension)
     parent = os.path.dirname(out)
     if not os.path.isdir(parent):
         raise RpcError(
@@ -136,7 +155,14 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         )
     import base64
 
-    result = ctx.tool("tool.screenshot", {"format": "png"})
+    params: dict[str, Any] = {"format": args.format}
+    if args.quality is not None:
+        params["quality"] = args.quality
+    if args.ref:
+        params["ref"] = args.ref
+    if args.full_page:
+        params["full_page"] = True
+    result = ctx.tool("tool.screenshot", params)
     data = base64.b64decode(result.pop("data"))
     with open(out, "wb") as handle:
         handle.write(data)

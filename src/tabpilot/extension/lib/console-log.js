@@ -1,12 +1,14 @@
 // @ts-check
 // What the pages of each tab wrote to the console (console.*, uncaught exceptions, and the browser's own
 // entries such as failed requests), with a per-tab sequence number that never goes back: not on
-// navigation, not when the debugger attaches again, not after a service-worker restart (the counter is
-// kept in storage.session). A re-attach makes Chrome send the page's stored messages again; those are
-// recognised by their timestamp and text, and dropped.
+// navigation, not when the debugger attaches again, not after a service-worker restart (the counters
+// and the latest entries are kept in storage.session). A re-attach makes Chrome send the page's stored
+// messages again; those are recognised by when and where they were logged, and dropped.
 
 export const STORAGE_KEY = "tp_console";
 export const BUFFER_SIZE = 1000;
+/** Entries per tab kept across a service-worker restart. */
+export const SAVED_ENTRIES = 200;
 const MAX_TEXT = 4000;
 /** Severity, for "this level and above". */
 export const LEVELS = Object.freeze({ debug: 0, log: 1, info: 1, warning: 2, error: 3 });
@@ -15,7 +17,8 @@ export const LEVELS = Object.freeze({ debug: 0, log: 1, info: 1, warning: 2, err
  * @typedef {"debug" | "log" | "info" | "warning" | "error"} Level
  * @typedef {{seq: number, level: Level, source: "console" | "exception" | "browser", text: string,
  *            url?: string, line?: number, column?: number, time: number, frame?: string}} ConsoleEntry
- * @typedef {{entries: ConsoleEntry[], seen: Set<string>, nextSeq: number, restoredTime: number}} TabLog
+ * @typedef {{entries: ConsoleEntry[], seen: Set<string>, nextSeq: number, floor: number}} TabLog
+ *   floor: messages logged at or before this time were recorded once and are no longer kept
  */
 
 /** @type {Record<string, Level>} */
@@ -94,8 +97,12 @@ export function entryOf(method, params) {
   return null;
 }
 
-/** @param {Omit<ConsoleEntry, "seq">} e */
-const fingerprint = (e) => `${e.time}|${e.source}|${e.level}|${e.text}`;
+/**
+ * What identifies one message when Chrome sends it again: not its text, whose objects come back
+ * without their preview, but when and where it was logged.
+ * @param {Omit<ConsoleEntry, "seq">} e
+ */
+const fingerprint = (e) => `${e.time}|${e.source}|${e.level}|${e.url ?? ""}|${e.line ?? ""}|${e.column ?? ""}`;
 
 /**
  * @param {{
@@ -115,7 +122,7 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
   /** @param {number} tabId */
   function tabLog(tabId) {
     let t = byTab.get(tabId);
-    if (!t) byTab.set(tabId, (t = { entries: [], seen: new Set(), nextSeq: 1, restoredTime: 0 }));
+    if (!t) byTab.set(tabId, (t = { entries: [], seen: new Set(), nextSeq: 1, floor: 0 }));
     return t;
   }
 
@@ -142,7 +149,11 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
         if (!Number.isSafeInteger(s?.nextSeq)) continue;
         const t = tabLog(Number(tabId));
         t.nextSeq = Math.max(t.nextSeq, s.nextSeq);
-        t.restoredTime = Number(s.lastTime) || 0;
+        t.floor = Number(s.floor) || 0;
+        for (const entry of Array.isArray(s.entries) ? s.entries : []) {
+          t.entries.push(entry);
+          t.seen.add(fingerprint(entry));
+        }
       }
     } catch (err) {
       log.warn("tabpilot: cannot read the console counters", err);
@@ -158,9 +169,8 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
     if (!entry) return;
     const t = tabLog(tabId);
     const key = fingerprint(entry);
-    // Already recorded (Chrome sends stored messages again on re-attach), or recorded before a restart.
-    if (t.seen.has(key) || entry.time <= t.restoredTime) return;
-    if (t.entries.length >= BUFFER_SIZE && entry.time < t.entries[0].time) return;
+    // Already recorded: Chrome sends stored messages again on re-attach.
+    if (t.seen.has(key) || entry.time <= t.floor) return;
     if (sessionId !== null) {
       const frame = frameUrl(tabId, sessionId);
       if (frame) entry.frame = frame;
@@ -171,6 +181,7 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
     if (t.entries.length > BUFFER_SIZE) {
       const dropped = /** @type {ConsoleEntry} */ (t.entries.shift());
       t.seen.delete(fingerprint(dropped));
+      t.floor = Math.max(t.floor, dropped.time);
     }
     save();
   }
@@ -180,10 +191,12 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
     if (!storage || saveTimer !== null) return;
     saveTimer = setTimeout(() => {
       saveTimer = null;
-      /** @type {Record<string, {nextSeq: number, lastTime: number}>} */
+      /** @type {Record<string, {nextSeq: number, floor: number, entries: ConsoleEntry[]}>} */
       const table = {};
       for (const [tabId, t] of byTab) {
-        table[tabId] = { nextSeq: t.nextSeq, lastTime: Math.max(t.restoredTime, t.entries.at(-1)?.time ?? 0) };
+        const kept = t.entries.slice(-SAVED_ENTRIES);
+        const left = t.entries.length > kept.length ? t.entries[t.entries.length - kept.length - 1].time : 0;
+        table[tabId] = { nextSeq: t.nextSeq, floor: Math.max(t.floor, left), entries: kept };
       }
       storage.set({ [STORAGE_KEY]: table }).catch((err) => log.warn("tabpilot: cannot save the console counters", err));
     }, 250);

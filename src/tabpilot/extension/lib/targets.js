@@ -86,8 +86,12 @@ function unknownRef(ref) {
  */
 export async function resolveTarget(ctx, tabId, raw) {
   const target = parseTarget(raw);
-  const found = target.kind === "ref" ? await locateRef(ctx, tabId, target.ref) : await search(ctx, tabId, target);
-  return describeFound(ctx, found.frame, found.objectId, target.kind === "ref" ? target.ref : null);
+  if (target.kind === "ref") {
+    const found = await locateRef(ctx, tabId, target.ref);
+    return describeFound(ctx, found.frame, found.objectId, target.ref, []);
+  }
+  const found = await search(ctx, tabId, target);
+  return describeFound(ctx, found.frame, found.objectId, null, found.frames);
 }
 
 /**
@@ -129,7 +133,7 @@ export async function locateRef(ctx, tabId, ref) {
 /**
  * CSS or text: the main frame first, then every other frame; a visible match anywhere beats a hidden one.
  * @param {TargetContext} ctx @param {number} tabId @param {Target & {kind: "css" | "text"}} target
- * @returns {Promise<{frame: FrameHandle, objectId: string}>}
+ * @returns {Promise<{frame: FrameHandle, objectId: string, frames: import("./frames.js").FrameInfo[]}>}
  */
 async function search(ctx, tabId, target) {
   const query = target.kind === "css" ? target.selector : target.text;
@@ -149,13 +153,14 @@ async function search(ctx, tabId, target) {
   /** A frame that went away meanwhile has nothing to find. @param {FrameHandle} frame @param {boolean} visibleOnly */
   const askOther = (frame, visibleOnly) =>
     ask(frame, visibleOnly).catch((err) => (err instanceof RpcError && err.reason === "invalid_selector" ? Promise.reject(err) : null));
-  const [main, ...others] = await ctx.frames.list(tabId);
+  const all = await ctx.frames.list(tabId);
+  const [main, ...others] = all;
   const first = await ask(main, true);
-  if (first) return first;
+  if (first) return { ...first, frames: all };
   for (const visibleOnly of [true, false]) {
     const frames = visibleOnly ? others : [main, ...others];
     const hit = (await Promise.all(frames.map((f) => askOther(f, visibleOnly)))).find((r) => r !== null);
-    if (hit) return hit;
+    if (hit) return { ...hit, frames: all };
   }
   throw notFound(target.kind === "css" ? `the CSS selector ${JSON.stringify(query)}` : `the text ${JSON.stringify(query)}`);
 }
@@ -164,9 +169,10 @@ async function search(ctx, tabId, target) {
  * The element's backend node id, label and ref; an element of a same-origin child document (a snapshot
  * walks those inline, so its ref lives in the parent's agent) is handed over to its own frame's world.
  * @param {TargetContext} ctx @param {FrameHandle} frame @param {string} objectId @param {string | null} ref
+ * @param {import("./frames.js").FrameInfo[]} frames the tab's frames (to find a ref a parent gave out)
  * @returns {Promise<ResolvedTarget>}
  */
-async function describeFound(ctx, frame, objectId, ref) {
+async function describeFound(ctx, frame, objectId, ref, frames) {
   const [info, { node }] = await Promise.all([
     ctx.frames.callOn(frame, objectId, DESCRIBE),
     ctx.frames.send(frame, "DOM.describeNode", { objectId }),
@@ -185,8 +191,36 @@ async function describeFound(ctx, frame, objectId, ref) {
     id = object.objectId;
     for (const old of [objectId, holder.objectId]) void ctx.frames.send(frame, "Runtime.releaseObject", { objectId: old }).catch(() => {});
   }
-  return { frame: owner, objectId: id, backendNodeId, ref: ref ?? info.ref, label: info.label };
+  const known = ref ?? info.ref ?? (await refFromParents(ctx, frame, backendNodeId, frames));
+  return { frame: owner, objectId: id, backendNodeId, ref: known, label: info.label };
 }
+
+/**
+ * The ref a same-process parent frame's snapshot gave the element (it walked this frame's document
+ * inline), or null.
+ * @param {TargetContext} ctx @param {FrameHandle} frame @param {number} backendNodeId
+ * @param {import("./frames.js").FrameInfo[]} frames
+ */
+async function refFromParents(ctx, frame, backendNodeId, frames) {
+  const byId = new Map(frames.map((f) => [f.frameId, f]));
+  /** @param {import("./frames.js").FrameInfo | undefined} f */
+  const parentOf = (f) => (f?.parentFrameId ? byId.get(f.parentFrameId) : undefined);
+  for (let parent = parentOf(byId.get(frame.frameId)); parent && parent.sessionId === frame.sessionId; parent = parentOf(parent)) {
+    const contextId = await ctx.frames.agentWorld(parent);
+    const { object } = await ctx.frames.send(parent, "DOM.resolveNode", { backendNodeId, executionContextId: contextId });
+    const found = await ctx.frames.callOn(parent, object.objectId, OWN_REF);
+    void ctx.frames.send(parent, "Runtime.releaseObject", { objectId: object.objectId }).catch(() => {});
+    if (found) return /** @type {string} */ (found);
+  }
+  return null;
+}
+
+/** `this` = an element: the ref this world's agent gave it, or null. */
+const OWN_REF = `function () {
+  const agent = ${AGENT};
+  const n = agent && agent.store ? agent.store.map.get(this) : undefined;
+  return n ? "e" + n : null;
+}`;
 
 // ── In the page (agent world); self-contained, sent as source text. ──────────────────────────────────
 

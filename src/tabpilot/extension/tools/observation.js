@@ -117,8 +117,9 @@ export async function screenshot(params, ctx) {
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   /** @type {Record<string, any>} */
   const extra = {};
-  // A background tab paints no frames, so a plain capture waits forever; captureBeyondViewport
-  // makes Chrome render one for the capture (checked on Chromium 156).
+  // A background tab paints no frames, so a plain capture waits forever; captureBeyondViewport makes
+  // Chrome render one for the capture (checked on Chromium 156). It also captures the whole page unless
+  // given a clip, so the viewport is asked for by its own clip.
   /** @type {Record<string, any>} */
   const request = { format, captureBeyondViewport: true, ...(quality !== undefined ? { quality } : {}) };
   const work = (async () => {
@@ -126,13 +127,18 @@ export async function screenshot(params, ctx) {
       const element = await elementClip(ctx, tab.id, ref);
       request.clip = element.clip;
       Object.assign(extra, { label: element.label, ref: element.ref ? `@${element.ref}` : null });
-    } else if (fullPage) {
+    } else {
       const metrics = await cdp.send(tab.id, "Page.getLayoutMetrics");
-      const size = metrics.cssContentSize ?? metrics.contentSize;
-      const width = Math.min(Math.ceil(size.width), MAX_CAPTURE_SIDE);
-      const height = Math.min(Math.ceil(size.height), MAX_CAPTURE_SIDE);
-      request.clip = { x: 0, y: 0, width, height, scale: 1 };
-      Object.assign(extra, { full_page: true, cut: size.height > MAX_CAPTURE_SIDE || size.width > MAX_CAPTURE_SIDE });
+      if (fullPage) {
+        const size = metrics.cssContentSize ?? metrics.contentSize;
+        const width = Math.min(Math.ceil(size.width), MAX_CAPTURE_SIDE);
+        const height = Math.min(Math.ceil(size.height), MAX_CAPTURE_SIDE);
+        request.clip = { x: 0, y: 0, width, height, scale: 1 };
+        Object.assign(extra, { full_page: true, cut: size.height > MAX_CAPTURE_SIDE || size.width > MAX_CAPTURE_SIDE });
+      } else {
+        const view = metrics.cssVisualViewport;
+        request.clip = { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 };
+      }
     }
     return cdp.send(tab.id, "Page.captureScreenshot", request);
   })();
