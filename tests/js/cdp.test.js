@@ -2,7 +2,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createCdp, errorMessage } from "../../src/tabpilot/extension/lib/cdp.js";
-import { createDialogs } from "../../src/tabpilot/extension/lib/dialogs.js";
 import { FakeEvent } from "./helpers/fake-chrome.js";
 import { waitFor } from "./helpers/wait.js";
 
@@ -152,34 +151,6 @@ test("detachSession detaches only attached tabs and never throws", async () => {
   assert.equal(cdp.isAttached(5), false);
 });
 
-test("dialogs: alerts are accepted and remembered, confirm is left to the person", async () => {
-  const { dbg, cdp } = setup();
-  const dialogs = createDialogs({ cdp, now: () => 7, log: quiet });
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "alert", message: "hi", url: "https://a/" });
-  await waitFor(() => dialogs.history(5).length === 1, "the alert record");
-  assert.deepEqual(dbg.calls.find(([m]) => m === "Page.handleJavaScriptDialog"), ["Page.handleJavaScriptDialog", 5, { accept: true }]);
-  assert.deepEqual(dialogs.history(5), [{ type: "alert", message: "hi", url: "https://a/", at: 7, handled: "accepted" }]);
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "confirm", message: "sure?" });
-  assert.equal(dialogs.pending(5).type, "confirm");
-  assert.equal(dbg.calls.filter(([m]) => m === "Page.handleJavaScriptDialog").length, 1);
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogClosed", { result: true });
-  assert.equal(dialogs.pending(5), null);
-});
-
-test("dialogs: beforeunload is accepted only while the agent is leaving that page", async () => {
-  const { dbg, cdp } = setup();
-  const dialogs = createDialogs({ cdp, log: quiet });
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
-  assert.equal(dialogs.pending(5).type, "beforeunload");
-  const release = dialogs.allowUnload(5);
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
-  await waitFor(() => dbg.calls.some(([m]) => m === "Page.handleJavaScriptDialog"), "the accept");
-  release();
-  release();
-  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
-  await new Promise((r) => setImmediate(r));
-  assert.equal(dbg.calls.filter(([m]) => m === "Page.handleJavaScriptDialog").length, 1);
-});
 test("an out-of-process frame becomes a child session: set up like the tab, listed, and addressable", async () => {
   const { dbg, cdp } = setup();
   await cdp.attach(5);

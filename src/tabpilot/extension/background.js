@@ -42,6 +42,8 @@ const sessions = createSessionManager({
   storage: chrome.storage.session,
   cdp,
   emit: (name, payload) => connection.emit(name, payload),
+  guard: (tabId) => dialogs.guard(tabId),
+  beforeStop: (tabIds) => dialogs.dismissAll(tabIds),
 });
 
 const dispatcher = createDispatcher({ context: { sessions, cdp, dialogs, tabs: chrome.tabs, frames, refs, snapshots, consoleLog } });

@@ -48,11 +48,15 @@ function unknownTab(tabId, sessionId) {
  *   storage: import("./config.js").StorageArea,
  *   cdp: {detachSession(tabIds: Iterable<number>): Promise<void>},
  *   emit: (event: string, payload: Record<string, unknown>) => void,
+ *   guard?: (tabId: number) => void,
+ *   beforeStop?: (tabIds: number[]) => Promise<void>,
  *   now?: () => number,
  *   log?: Pick<Console, "warn">,
  * }} deps
+ *   guard: throws when a tab cannot take page commands now (a JavaScript dialog is open on it)
+ *   beforeStop: runs on the session's tabs before the debugger lets go of them (dismiss open dialogs)
  */
-export function createSessionManager({ windows, tabs, storage, cdp, emit, now = Date.now, log = console }) {
+export function createSessionManager({ windows, tabs, storage, cdp, emit, guard = () => {}, beforeStop = async () => {}, now = Date.now, log = console }) {
   /** @type {Map<string, Session>} */
   const sessions = new Map();
   /** Ids whose window is being opened, so two concurrent starts cannot both succeed. */
@@ -234,28 +238,33 @@ export function createSessionManager({ windows, tabs, storage, cdp, emit, now = 
       sessions.delete(sessionId);
       await persist();
       changed();
+      await beforeStop(tabIds).catch((err) => log.warn(`tabpilot: cleaning up session ${sessionId} failed`, err));
       await cdp.detachSession(tabIds);
       await windows.remove(session.windowId).catch(() => {});
     },
 
     /**
      * The tab a page tool acts on: the given one if it is the session's, else the Agent Window's
-     * active tab.
+     * active tab. Unless `anyState`, the tab must be able to take page commands (see `guard`).
      * @param {string} sessionId
      * @param {number} [tabId]
+     * @param {{anyState?: boolean}} [options] anyState: for tools that manage tabs or answer dialogs
      * @returns {Promise<Tab & {id: number}>}
      */
-    async resolveTab(sessionId, tabId) {
+    async resolveTab(sessionId, tabId, { anyState = false } = {}) {
       const session = await get(sessionId);
+      /** @type {Tab | null} */
+      let tab;
       if (tabId === undefined) {
-        const [active] = await tabs.query({ windowId: session.windowId, active: true });
-        if (active?.id === undefined) {
+        [tab] = await tabs.query({ windowId: session.windowId, active: true });
+        if (tab?.id === undefined) {
           throw new RpcError("not_found", `the Agent Window of session ${sessionId} has no active tab`, "unknown_tab");
         }
-        return /** @type {Tab & {id: number}} */ (active);
+      } else {
+        tab = await tabs.get(tabId).catch(() => null);
+        if (!tab || (tab.windowId !== session.windowId && !session.extraTabs.has(tabId))) throw unknownTab(tabId, sessionId);
       }
-      const tab = await tabs.get(tabId).catch(() => null);
-      if (!tab || (tab.windowId !== session.windowId && !session.extraTabs.has(tabId))) throw unknownTab(tabId, sessionId);
+      if (!anyState) guard(/** @type {number} */ (tab.id));
       return /** @type {Tab & {id: number}} */ (tab);
     },
   };

@@ -29,7 +29,7 @@ export async function tabCreate(params, ctx) {
   const session = await sessions.get(sessionId);
   let url = null;
   if (params.url !== undefined && params.url !== null) {
-    const current = await sessions.resolveTab(sessionId).catch(() => null);
+    const current = await sessions.resolveTab(sessionId, undefined, { anyState: true }).catch(() => null);
     url = normalizeUrl(params.url, { allowFile: optionalBool(params, "allow_file", false), base: current?.url || undefined });
   }
   const timeoutMs = timeoutOf(params);
@@ -63,7 +63,7 @@ export async function tabCreate(params, ctx) {
 export async function tabClose(params, { sessions, tabs, cdp }) {
   const sessionId = sessionIdOf(params);
   const session = await sessions.get(sessionId);
-  const tab = await sessions.resolveTab(sessionId, optionalTabId(params));
+  const tab = await sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true });
   if (tab.windowId === session.windowId) {
     const inWindow = await tabs.query({ windowId: session.windowId });
     // Closing the last tab would close the window and end the session.
@@ -71,13 +71,13 @@ export async function tabClose(params, { sessions, tabs, cdp }) {
   }
   await cdp.detach(tab.id);
   await tabs.remove(tab.id);
-  const current = await sessions.resolveTab(sessionId).catch(() => null);
+  const current = await sessions.resolveTab(sessionId, undefined, { anyState: true }).catch(() => null);
   return { tab_id: tab.id, closed: true, current_tab_id: current?.id ?? null };
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
 export async function tabSelect(params, { sessions, tabs }) {
-  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params));
+  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params), { anyState: true });
   const updated = await tabs.update(tab.id, { active: true });
   return { tab_id: tab.id, url: urlOf(updated ?? tab), title: (updated ?? tab).title ?? "" };
 }
