@@ -9,6 +9,13 @@ import { evaluate } from "../tools/evaluate.js";
 import { screenshot, html } from "../tools/observation.js";
 import { snapshot, find, text } from "../tools/snapshot.js";
 import { consoleEntries } from "../tools/console.js";
+import { click, hover, drag } from "../tools/pointer.js";
+import { focus, fill, select, check } from "../tools/fields.js";
+import { type, press } from "../tools/keyboard.js";
+import { scroll } from "../tools/scroll.js";
+import { upload } from "../tools/upload.js";
+import { wait } from "../tools/wait.js";
+import { dialog } from "../tools/dialog.js";
 
 /**
  * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
@@ -35,6 +42,19 @@ export const METHODS = Object.freeze({
   "tool.text": text,
   "tool.html": html,
   "tool.console": consoleEntries,
+  "tool.click": click,
+  "tool.hover": hover,
+  "tool.focus": focus,
+  "tool.fill": fill,
+  "tool.type": type,
+  "tool.press": press,
+  "tool.select": select,
+  "tool.check": check,
+  "tool.scroll": scroll,
+  "tool.drag": drag,
+  "tool.upload": upload,
+  "tool.wait": wait,
+  "tool.dialog": dialog,
 });
 
 function cancelledError(/** @type {string} */ why) {

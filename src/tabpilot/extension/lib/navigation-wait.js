@@ -11,7 +11,7 @@ import { withDeadline } from "./deadline.js";
 /** Wire stages in the order a document reaches them. */
 const STAGES = ["commit", "domcontentloaded", "load", "networkidle"];
 /** CDP lifecycle names that mark a stage; every event of a loader also proves its commit. */
-const LIFECYCLE_STAGE = { DOMContentLoaded: "domcontentloaded", load: "load", networkIdle: "networkidle" };
+export const LIFECYCLE_STAGE = { DOMContentLoaded: "domcontentloaded", load: "load", networkIdle: "networkidle" };
 
 /**
  * @typedef {"navigate" | "history" | "reload"} NavigationKind
@@ -28,7 +28,7 @@ const LIFECYCLE_STAGE = { DOMContentLoaded: "domcontentloaded", load: "load", ne
  * @param {Set<string> | undefined} stages reached by one loader
  * @param {string} waitUntil
  */
-function satisfies(stages, waitUntil) {
+export function satisfies(stages, waitUntil) {
   if (!stages) return false;
   switch (waitUntil) {
     case "commit":

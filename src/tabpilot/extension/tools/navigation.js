@@ -15,11 +15,12 @@ const DESCRIBE_PAGE = `(() => {
 })()`;
 
 /**
+ * The page's address, title and HTTP status, in one round trip (the tabs API when the page cannot answer).
  * @param {Record<string, any>} ctx
  * @param {number} tabId
  * @returns {Promise<{url: string, title: string, status: number | null}>}
  */
-async function describePage(ctx, tabId) {
+export async function describePage(ctx, tabId) {
   try {
     const reply = await withDeadline(
       ctx.cdp.send(tabId, "Runtime.evaluate", { expression: DESCRIBE_PAGE, returnByValue: true }),

@@ -1,0 +1,63 @@
+// @ts-check
+// What every action tool does around its own work: find the tab and the deadline, make the page believe
+// it has the focus (the Agent Window usually does not), and finish the result (the element acted on,
+// the outcome, a snapshot or diff when asked).
+import { RpcError } from "./protocol.js";
+import { sessionIdOf, optionalTabId, timeoutOf } from "./params.js";
+import { afterAction } from "./snapshots.js";
+import { nameOf } from "./actionability.js";
+
+export const ACTION_TIMEOUT_MS = 5000;
+const AFTER = ["snapshot", "diff"];
+
+/** Tabs whose page was told it has the focus, until the debugger lets go of them. */
+const focusEmulated = new WeakMap();
+
+/**
+ * A focused-looking page takes keys and fires focus events even while its window is in the background.
+ * @param {Record<string, any>} ctx @param {number} tabId
+ */
+async function emulateFocus(ctx, tabId) {
+  let tabs = focusEmulated.get(ctx.cdp);
+  if (!tabs) {
+    tabs = new Set();
+    focusEmulated.set(ctx.cdp, tabs);
+    const known = tabs;
+    ctx.cdp.onDetach((/** @type {number} */ id) => known.delete(id));
+  }
+  if (tabs.has(tabId)) return;
+  await ctx.cdp.send(tabId, "Emulation.setFocusEmulationEnabled", { enabled: true });
+  tabs.add(tabId);
+}
+
+/**
+ * @param {Record<string, any>} params
+ * @param {Record<string, any>} ctx
+ * @param {{defaultTimeoutMs?: number}} [options]
+ */
+export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEOUT_MS } = {}) {
+  const timeoutMs = timeoutOf(params, defaultTimeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  if (params.after !== undefined && !AFTER.includes(params.after)) throw new RpcError("invalid_params", `after must be one of ${AFTER.join(", ")}`);
+  const sessionId = sessionIdOf(params);
+  const tab = await ctx.sessions.resolveTab(sessionId, optionalTabId(params));
+  await emulateFocus(ctx, tab.id);
+  const send = (/** @type {string} */ method, /** @type {object} */ params) => ctx.cdp.send(tab.id, method, params);
+  return { sessionId, tabId: /** @type {number} */ (tab.id), timeoutMs, deadline, send };
+}
+
+/** How results name the element: its ref and label. @param {import("./targets.js").ResolvedTarget} t */
+export function targetInfo(t) {
+  return { ref: t.ref, label: t.label, name: nameOf(t) };
+}
+
+/**
+ * The result, with a fresh snapshot or a diff appended when the agent asked for one.
+ * @param {Record<string, any>} ctx @param {Record<string, any>} params @param {number} tabId
+ * @param {Record<string, any>} result
+ */
+export async function finishAction(ctx, params, tabId, result) {
+  if (params.after === undefined || result.dialog?.handled === "open") return result;
+  // A dialog left open blocks the page: no snapshot until it is answered.
+  return { ...result, snapshot: await afterAction(ctx, tabId, params.after) };
+}
