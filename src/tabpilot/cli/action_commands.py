@@ -1,14 +1,466 @@
-"""Verbs that act on the page like a person: click, fill, type, press, select, check, scroll, drag, upload, wait, dialog."""
+"""Verbs that act on the page like a person: click, fill, type, press, select, check, scroll, drag, upload, wait, dialog.
+
+Each prints one line of outcome (what was acted on, and what it set off: a navigation, a new tab, a
+dialog); ``--snapshot`` / ``--diff`` append a fresh snapshot or what changed since the last one.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import time
+
+from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+ACTION_TIMEOUT_S = 5.0
+WAIT_TIMEOUT_S = 10.0
+UPLOAD_TIMEOUT_S = 30.0
+TARGET_HELP = '@eN (a ref from `tabpilot snapshot`), a CSS selector, or text="…"'
+LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+
+
+def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIMEOUT_S) -> None:
+    p.add_argument(
+        "--timeout",
+        type=parse_duration,
+        help=f"how long to wait for the element to be ready and for what the action starts "
+        f"(default {default_timeout:g}s)",
+    )
+    after = p.add_mutually_exclusive_group()
+    after.add_argument(
+        "--snapshot",
+        dest="after",
+        action="store_const",
+        const="snapshot",
+        help="print a fresh snapshot after",
+    )
+    after.add_argument(
+        "--diff",
+        dest="after",
+        action="store_const",
+        const="diff",
+        help="print what changed since the last snapshot",
+    )
+
+
+def _point(text: str) -> dict[str, float]:
+    try:
+        x, y = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not X,Y (e.g. 10,5)") from None
+    return {"x": x, "y": y}
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add this family's verbs to the parser."""
+
+    def add(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = sub.add_parser(
+            name, parents=[common], help=help_text, description=description
+        )
+        return parser
+
+    ready = (
+        "Waits (up to --timeout, default 5s) until the target is attached, visible, stable, enabled and "
+        "receives the pointer, scrolling it into view; a covered element fails naming what covers it."
+    )
+    p = add("click", "click an element", f"Click TARGET ({TARGET_HELP}) with the mouse. {ready}")
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("--button", choices=("left", "right", "middle"), default="left")
+    p.add_argument("--double", action="store_true", help="double-click")
+    p.add_argument("--modifiers", metavar="KEYS", help="keys held during the click: Shift,Control,Alt,Meta")
+    p.add_argument(
+        "--at", type=_point, metavar="X,Y", help="click at this offset from the element's top-left"
+    )
+    _add_common(p)
+    p.set_defaults(handler=cmd_click)
+
+    p = add("hover", "move the mouse over an element", f"Hover TARGET. {ready}")
+    p.add_argument("target", metavar="TARGET")
+    _add_common(p)
+    p.set_defaults(handler=cmd_simple, method="tool.hover", verb="hovered")
+
+    p = add("focus", "focus an element", "Give TARGET the keyboard focus.")
+    p.add_argument("target", metavar="TARGET")
+    _add_common(p)
+    p.set_defaults(handler=cmd_simple, method="tool.focus", verb="focused")
+
+    p = add(
+        "fill",
+        "replace the text of a field",
+        "Clear TARGET (input, textarea, contenteditable or rich editor) and enter TEXT as typed text, "
+        "then check the field holds it. Date, time, colour and range inputs take their value format.",
+    )
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("text", metavar="TEXT")
+    _add_common(p)
+    p.set_defaults(handler=cmd_fill)
+
+    p = add(
+        "type",
+        "type text key by key",
+        "Type TEXT with a key press per character (any Unicode) into the focused element, or into --ref.",
+    )
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
+    p.add_argument("--delay", type=_non_negative_int, metavar="MS", default=0, help="pause between keys")
+    _add_common(p)
+    p.set_defaults(handler=cmd_type)
+
+    p = add(
+        "press",
+        "press keys or combos",
+        "Press each KEY in turn: names (Enter, Tab, Escape, ArrowDown, PageDown, F5 …, case-insensitive, "
+        "aliases like Esc or Return), single characters, or combos like Control+A, Shift+Tab, Meta+Shift+Z.",
+    )
+    p.add_argument("keys", metavar="KEY", nargs="+")
+    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
+    _add_common(p)
+    p.set_defaults(handler=cmd_press)
+
+    p = add(
+        "select",
+        "choose options of a <select>",
+        "Select the options of TARGET whose value or visible label is VALUE (several for a multi-select; "
+        "the others are deselected). Disabled options are refused.",
+    )
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("values", metavar="VALUE", nargs="+")
+    _add_common(p)
+    p.set_defaults(handler=cmd_select)
+
+    for name, checked in (("check", True), ("uncheck", False)):
+        p = add(
+            name,
+            f"{name} a checkbox, radio or switch",
+            f"Make TARGET (checkbox, radio, switch, native or ARIA) {name}ed by clicking it when needed.",
+        )
+        p.add_argument("target", metavar="TARGET")
+        _add_common(p)
+        p.set_defaults(handler=cmd_check, checked=checked)
+
+    p = add(
+        "scroll",
+        "scroll the page or an element",
+        "Scroll the page (or TARGET's scrollable box) by PX (default: most of a screen) or to an end.",
+    )
+    p.add_argument("target", metavar="TARGET", nargs="?")
+    way = p.add_mutually_exclusive_group(required=True)
+    for direction in ("down", "up", "left", "right"):
+        way.add_argument(
+            f"--{direction}",
+            dest="direction_" + direction,
+            nargs="?",
+            const=0,
+            type=_non_negative_int,
+            metavar="PX",
+        )
+    way.add_argument("--to", choices=("top", "bottom", "left", "right"))
+    _add_common(p)
+    p.set_defaults(handler=cmd_scroll)
+
+    p = add(
+        "drag",
+        "drag an element onto another",
+        "Press the mouse on SOURCE, move to TARGET in steps and release; HTML5 drag and drop works too.",
+    )
+    p.add_argument("source", metavar="SOURCE")
+    p.add_argument("target", metavar="TARGET")
+    _add_common(p)
+    p.set_defaults(handler=cmd_drag)
+
+    p = add(
+        "upload",
+        "give files to a file input or drop zone",
+        "Hand FILEs to TARGET: a file input (hidden ones too), its label or button, or a drop zone. "
+        "The page receives them as a person's pick (or drop) would deliver them.",
+    )
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("files", metavar="FILE", nargs="+")
+    _add_common(p, UPLOAD_TIMEOUT_S)
+    p.set_defaults(handler=cmd_upload)
+
+    p = add(
+        "wait",
+        "wait for an element, text, URL, load state or a while",
+        "Wait until something is true (up to --timeout, default 10s), or for DURATION (e.g. 2s, 500ms).",
+    )
+    p.add_argument("duration", metavar="DURATION", nargs="?", type=parse_duration)
+    p.add_argument("--selector", metavar="TARGET", help="until this element is visible")
+    p.add_argument("--text", metavar="TEXT", help="until the page shows this text (case-insensitive)")
+    p.add_argument("--gone", metavar="TARGET", help="until this element is hidden or gone")
+    p.add_argument("--url", metavar="PATTERN", help="until the URL matches (a part of it, or a glob with *)")
+    p.add_argument("--load", choices=LOAD_STATES, help="until the page reaches this load state")
+    p.add_argument(
+        "--timeout", type=parse_duration, help=f"give up after this long (default {WAIT_TIMEOUT_S:g}s)"
+    )
+    p.set_defaults(handler=cmd_wait)
+
+    p = add(
+        "dialog",
+        "answer the page's confirm/prompt/beforeunload dialog",
+        "accept or dismiss the JavaScript dialog open on the current tab (alerts are accepted at once); "
+        "without an action, say which dialog is open.",
+    )
+    p.add_argument("action", nargs="?", choices=("accept", "dismiss"))
+    p.add_argument("--text", metavar="TEXT", help="the answer to a prompt (with accept)")
+    p.add_argument(
+        "--timeout", type=parse_duration, help=f"give up after this long (default {ACTION_TIMEOUT_S:g}s)"
+    )
+    p.set_defaults(handler=cmd_dialog)
+
+
+# ----- running a tool and saying what happened ---------------------------------------------------
+
+
+def _run(ctx: Context, method: str, params: dict[str, Any], default_timeout: float = ACTION_TIMEOUT_S) -> Any:
+    after = getattr(ctx.args, "after", None)
+    if after:
+        params["after"] = after
+    return ctx.tool(method, params, default_timeout)
+
+
+def target_text(target: Any) -> str:
+    """``button "Save" @e12`` — how an outcome line names the element."""
+    if not isinstance(target, dict):
+        return "the element"
+    label = target.get("label") or "element"
+    ref = target.get("ref")
+    return f"{label} @{ref}" if ref else label
+
+
+def outcome_text(result: dict[str, Any]) -> str:
+    """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
+    parts = []
+    dialog = result.get("dialog")
+    if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
+        parts.append(f"alert {quoted(dialog.get('message'))} (accepted)")
+    navigated = result.get("navigated")
+    if isinstance(navigated, dict):
+        url = navigated.get("url", "")
+        if not navigated.get("committed", True):
+            parts.append(f"navigating to {url} (not committed yet)")
+        elif navigated.get("same_document"):
+            parts.append(f"went to {url} (same document)")
+        else:
+            parts.append(f"navigated to {url}{status_suffix(navigated.get('status'))}")
+    opened = result.get("opened_tab")
+    if isinstance(opened, dict):
+        where = "kept in this session" if opened.get("kept") else "outside this session"
+        if opened.get("current"):
+            where += ", now current"
+        parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
+    if isinstance(dialog, dict) and dialog.get("handled") == "open":
+        parts.append(dialog_line(dialog))
+    return "".join(f" → {p}" for p in parts)
+
+
+def dialog_line(dialog: dict[str, Any]) -> str:
+    return f"dialog: {dialog.get('type')} {quoted(dialog.get('message'))} — tabpilot dialog accept|dismiss"
+
+
+def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
+    text = line + outcome_text(result)
+    snapshot = result.get("snapshot")
+    if isinstance(snapshot, str) and snapshot:
+        text += "\n" + snapshot
+    return ctx.emit(result, text)
+
+
+# ----- the verbs ---------------------------------------------------------------------------------
+
+
+def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {
+        "target": args.target,
+        "button": args.button,
+        "click_count": 2 if args.double else 1,
+    }
+    if args.modifiers:
+        params["modifiers"] = [m.strip() for m in args.modifiers.split(",") if m.strip()]
+    if args.at:
+        params["position"] = args.at
+    result = _run(ctx, "tool.click", params)
+    verb = (
+        "double-clicked"
+        if args.double
+        else {"left": "clicked", "right": "right-clicked"}.get(args.button, "middle-clicked")
+    )
+    return _emit(ctx, result, f"{verb} {target_text(result.get('target'))}")
+
+
+def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
+    result = _run(ctx, args.method, {"target": args.target})
+    return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'))}")
+
+
+def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
+    result = _run(ctx, "tool.fill", {"target": args.target, "value": args.text})
+    return _emit(ctx, result, f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}")
+
+
+def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {"text": args.text, "delay_ms": args.delay}
+    if args.ref:
+        params["target"] = args.ref
+    # Typing slowly takes its time on top of the wait for the element.
+    typing_s = args.delay * len(args.text) / 1000
+    result = _run(ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
+    into = f" into {target_text(result['target'])}" if result.get("target") else ""
+    return _emit(ctx, result, f"typed {quoted(args.text)}{into}")
+
+
+def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {"keys": args.keys}
+    if args.ref:
+        params["target"] = args.ref
+    result = _run(ctx, "tool.press", params)
+    pressed = ", ".join(result.get("pressed") or args.keys)
+    into = f" in {target_text(result['target'])}" if result.get("target") else ""
+    return _emit(ctx, result, f"pressed {pressed}{into}")
+
+
+def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
+    result = _run(ctx, "tool.select", {"target": args.target, "values": args.values})
+    selected = result.get("selected") or []
+    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
+    how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
+    matched = f" (matched by {' and '.join(how)})" if how else ""
+    return _emit(ctx, result, f"selected {labels} in {target_text(result.get('target'))}{matched}")
+
+
+def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
+    result = _run(ctx, "tool.check", {"target": args.target, "checked": args.checked})
+    state = "checked" if args.checked else "unchecked"
+    what = target_text(result.get("target"))
+    line = f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
+    return _emit(ctx, result, line)
+
+
+def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {}
+    if args.target:
+        params["target"] = args.target
+    if args.to:
+        params["to"] = args.to
+    else:
+        for direction in ("down", "up", "left", "right"):
+            amount = getattr(args, "direction_" + direction)
+            if amount is not None:
+                params["direction"] = direction
+                if amount:
+                    params["amount"] = amount
+    result = _run(ctx, "tool.scroll", params)
+    what = f" {target_text(result['target'])}" if result.get("target") else ""
+    horizontal = result.get("direction") in ("left", "right") or args.to in ("left", "right")
+    pos, end = (
+        (result.get("x", 0), result.get("max_x", 0))
+        if horizontal
+        else (result.get("y", 0), result.get("max_y", 0))
+    )
+    how = f"to {args.to}" if args.to else f"{result.get('direction')} {result.get('moved', 0)} px"
+    return _emit(ctx, result, f"scrolled{what} {how} (now at {pos} of {end})")
+
+
+def cmd_drag(args: argparse.Namespace, ctx: Context) -> int:
+    result = _run(ctx, "tool.drag", {"source": args.source, "target": args.target})
+    how = " (HTML5 drag and drop)" if result.get("html5") else ""
+    line = f"dragged {target_text(result.get('source'))} to {target_text(result.get('target'))}{how}"
+    return _emit(ctx, result, line)
+
+
+def human_size(size: int) -> str:
+    """``12 B``, ``3.4 kB``, ``12 MB`` (decimal units)."""
+    value = float(size)
+    unit = "B"
+    for bigger in ("kB", "MB", "GB"):
+        if value < 1000:
+            break
+        value, unit = value / 1000, bigger
+    if unit == "B":
+        return f"{size} B"
+    return f"{value:.0f} {unit}" if value >= 10 else f"{value:.1f} {unit}"
+
+
+def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
+    # The daemon reads the files: it may run with another working directory.
+    paths = [os.path.abspath(os.path.expanduser(f)) for f in args.files]
+    result = _run(ctx, "tool.upload", {"target": args.target, "paths": paths}, UPLOAD_TIMEOUT_S)
+    files = result.get("files") or []
+    listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
+    count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
+    via = {"drop": " by dropping them", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
+    return _emit(ctx, result, f"uploaded {count} to {target_text(result.get('target'))}{via} ({listing})")
+
+
+def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
+    conditions = {
+        "selector": args.selector,
+        "text": args.text,
+        "gone": args.gone,
+        "url": args.url,
+        "load": args.load,
+    }
+    given = {k: v for k, v in conditions.items() if v is not None}
+    if args.duration is not None:
+        if given:
+            raise RpcError(
+                "invalid_params", "give a DURATION or one condition, not both", hint="e.g. `tabpilot wait 2s`"
+            )
+        started = time.monotonic()
+        time.sleep(args.duration)
+        result = {"waited_ms": round((time.monotonic() - started) * 1000)}
+        return ctx.emit(result, f"waited {result['waited_ms'] / 1000:.1f} s")
+    if len(given) != 1:
+        raise RpcError(
+            "invalid_params",
+            "give exactly one of DURATION, --selector, --text, --gone, --url, --load",
+            hint='e.g. `tabpilot wait --text "Saved"` or `tabpilot wait 2s`',
+        )
+    ((kind, value),) = given.items()
+    result = ctx.tool("tool.wait", {kind: value}, WAIT_TIMEOUT_S)
+    seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
+    what = {
+        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
+        "text": f"text {quoted(value)}",
+        "gone": f"{quoted(value)} to be gone",
+        "url": f"URL {quoted(value)} ({result.get('url', '')})",
+        "load": f"{value}",
+    }[kind]
+    return ctx.emit(result, f"waited {seconds} for {what}")
+
+
+def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
+    if args.text is not None and args.action != "accept":
+        raise RpcError(
+            "invalid_params", "--text goes with accept", hint='`tabpilot dialog accept --text "answer"`'
+        )
+    params: dict[str, Any] = {"action": args.action or "status"}
+    if args.text is not None:
+        params["text"] = args.text
+    result = ctx.tool("tool.dialog", params, ACTION_TIMEOUT_S)
+    if args.action is None:
+        dialog = result.get("dialog")
+        return ctx.emit(result, dialog_line(dialog) if isinstance(dialog, dict) else "no dialog is open")
+    answered = result.get("answered") or {}
+    verb = "accepted" if answered.get("handled") == "accepted" else "dismissed"
+    with_text = f" with {quoted(answered['text'])}" if "text" in answered else ""
+    line = f"{verb} {answered.get('type')} {quoted(answered.get('message'))}{with_text}"
+    return _emit(ctx, result, line)
