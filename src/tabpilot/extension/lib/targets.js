@@ -345,7 +345,14 @@ function searchInPage(kind, query, exact, visibleOnly) {
   /** @param {Element} el */
   const textOf = (el) => {
     const any = /** @type {any} */ (el);
-    return el.localName === "input" && /^(button|submit|reset)$/.test(any.type) ? any.value : el.textContent || "";
+    if (el.localName === "input" && /^(button|submit|reset)$/.test(any.type)) return any.value;
+    // The source of a script or a style inside it is no text a person sees.
+    const unseen = "script,style,noscript,template";
+    if (!el.querySelector(unseen)) return el.textContent || "";
+    let text = "";
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest(unseen)) text += n.textContent;
+    return text;
   };
   /** @type {Record<string, number>} */
   const SKIP = { script: 1, style: 1, noscript: 1, template: 1, head: 1 };
