@@ -154,6 +154,12 @@ def write_text(path: str, text: str) -> None:
         handle.write(text if text.endswith("\n") else text + "\n")
 
 
+def page_text(result: dict[str, Any]) -> str:
+    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
+    text = str(result.get("text") or "")
+    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
+
+
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
     out = output_path(args.out) if args.out else None
     params: dict[str, Any] = {"mode": "interactive" if args.interactive else "full"}
@@ -169,7 +175,7 @@ def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
         params["max_tokens"] = 0
     result = ctx.tool("tool.snapshot", params)
     if not out:
-        return ctx.emit(result, result["text"])
+        return ctx.emit(result, page_text(result))
     write_text(out, result["text"])
     text = result.pop("text")
     result["path"] = out
@@ -198,7 +204,7 @@ def cmd_text(args: argparse.Namespace, ctx: Context) -> int:
     if args.max_tokens is not None:
         params["max_tokens"] = args.max_tokens
     result = ctx.tool("tool.text", params)
-    return ctx.emit(result, result["text"])
+    return ctx.emit(result, page_text(result))
 
 
 def cmd_html(args: argparse.Namespace, ctx: Context) -> int:

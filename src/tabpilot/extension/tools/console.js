@@ -14,7 +14,8 @@ export async function consoleEntries(params, { sessions, cdp, consoleLog }) {
   }
   const limit = optionalCount(params, "limit", 100);
   if (limit < 1) throw new RpcError("invalid_params", "limit must be at least 1");
-  const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  // Reading what was logged does not touch the page, so an open dialog does not stand in the way.
+  const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params), { anyState: true });
   // Capture starts when the debugger attaches; Chrome then hands over what the page logged before.
   await cdp.attach(tab.id);
   const read = await consoleLog.read(tab.id, { since, level, limit });
