@@ -6,12 +6,15 @@
 // runs in the frame's "tabpilot" isolated world, where the snapshot agent lives: page scripts can
 // neither see nor patch it, and it survives between calls for the life of the document.
 import { RpcError } from "./protocol.js";
+import { withDeadline } from "./deadline.js";
 import { pageAgentSource, AGENT_KEY } from "../snapshot/index.js";
 
 export const WORLD_NAME = "tabpilot";
 /** The installed agent, as an expression valid in the agent world. */
 export const AGENT = `globalThis[Symbol.for(${JSON.stringify(AGENT_KEY)})]`;
 
+/** How long an out-of-process frame may take to list its frames before it is left out. */
+const CHILD_TIMEOUT_MS = 1500;
 const CONTEXT_GONE = /cannot find context with specified id|execution context was destroyed|inspected target navigated or closed/i;
 const OBJECT_GONE = /could not find object with given id|cannot find context with specified id|execution context was destroyed/i;
 
@@ -125,16 +128,12 @@ export function createFrames({ cdp }) {
     await cdp.attach(tabId);
     const sessions = [null, ...cdp.childSessions(tabId).map((c) => c.sessionId)];
     const trees = await Promise.all(
-      sessions.map((sessionId) =>
-        cdp.sendToSession(tabId, sessionId, "Page.getFrameTree").then(
-          (reply) => ({ sessionId, tree: reply.frameTree }),
-          // A child that went away meanwhile has no frames left to list.
-          (err) => {
-            if (sessionId === null) throw err;
-            return null;
-          },
-        ),
-      ),
+      sessions.map((sessionId) => {
+        const tree = cdp.sendToSession(tabId, sessionId, "Page.getFrameTree");
+        if (sessionId === null) return tree.then((reply) => ({ sessionId, tree: reply.frameTree }));
+        // A child that went away meanwhile, or whose process is stuck, has no frames to offer.
+        return withDeadline(tree, { timeoutMs: CHILD_TIMEOUT_MS }).then((reply) => ({ sessionId, tree: reply.frameTree }), () => null);
+      }),
     );
     /** @type {Map<string, FrameInfo>} */
     const byId = new Map();
@@ -215,7 +214,7 @@ export function createFrames({ cdp }) {
       return await attempt(contextId);
     } catch (err) {
       if (!CONTEXT_GONE.test(messageOf(err))) throw err;
-      if (worlds.get(keyOf(frame)) !== undefined) worlds.delete(keyOf(frame));
+      worlds.delete(keyOf(frame));
       return attempt(await agentWorld(frame));
     }
   }

@@ -4,6 +4,7 @@
 // agent world and spliced in at its placeholder. Refs are numbered per tab (refs.js). The last snapshot
 // of each tab is kept, so an action can print only what changed since (`--diff`).
 import { RpcError } from "./protocol.js";
+import { withDeadline } from "./deadline.js";
 import { AGENT } from "./frames.js";
 import { locateRef } from "./targets.js";
 import { refNumber } from "./refs.js";
@@ -13,6 +14,8 @@ import { spliceFrames, DEFAULT_MAX_TOKENS } from "../snapshot/index.js";
 const MIN_FRAME_BUDGET = 40;
 /** Frames nested in frames are followed this deep. */
 const MAX_FRAME_DEPTH = 4;
+/** A cross-origin frame that does not answer in this time (a busy script) stays a placeholder line. */
+const FRAME_TIMEOUT_MS = 2000;
 const NOTICE = "[… cut at";
 
 /**
@@ -167,6 +170,21 @@ function backtrack(trace, offset, n, m, dEnd) {
 }
 
 /**
+ * A cross-origin frame's answer, or null when the frame cannot be read: it is navigating, went away,
+ * or is too busy to answer in time.
+ * @template T @param {Promise<T>} answer @returns {Promise<T | null>}
+ */
+async function unlessUnreadable(answer) {
+  const timeout = () => new RpcError("timeout", "the frame did not answer", "tool_timeout");
+  try {
+    return await withDeadline(answer, { timeoutMs: FRAME_TIMEOUT_MS, onTimeout: timeout });
+  } catch (err) {
+    if (err instanceof RpcError && (err.reason === "frame_detached" || err.reason === "tool_timeout" || err.code === "cdp_failed")) return null;
+    throw err;
+  }
+}
+
+/**
  * @param {{
  *   frames: ReturnType<typeof import("./frames.js").createFrames>,
  *   refs: ReturnType<typeof import("./refs.js").createRefs>,
@@ -246,14 +264,10 @@ export function createSnapshots({ frames, refs, tabs }) {
       for (const [ref, child] of await framesBehind(parent, shown, allFrames)) {
         const left = maxTokens > 0 ? maxTokens - spent : 0;
         if (maxTokens > 0 && left < MIN_FRAME_BUDGET) break;
-        let inner;
-        try {
-          inner = await agentCall(child, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens: left, refStart })})`);
-        } catch (err) {
-          // A frame that cannot be read (it is navigating, or went away) stays a placeholder line.
-          if (err instanceof RpcError && (err.reason === "frame_detached" || err.code === "cdp_failed")) continue;
-          throw err;
-        }
+        const inner = await unlessUnreadable(
+          agentCall(child, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens: left, refStart })})`),
+        );
+        if (!inner) continue;
         spent += inner.stats.tokens;
         spliced++;
         texts[ref] = await withFrames(child, inner, depth + 1);
@@ -302,13 +316,8 @@ export function createSnapshots({ frames, refs, tabs }) {
     async function visit(parent, result, depth) {
       if (depth >= MAX_FRAME_DEPTH || !result.frames.length) return;
       for (const [ref, child] of await framesBehind(parent, result.frames, allFrames)) {
-        let inner;
-        try {
-          inner = await agentCall(child, call(Math.max(1, maxMatches - Math.min(matches, maxMatches))));
-        } catch (err) {
-          if (err instanceof RpcError && (err.reason === "frame_detached" || err.code === "cdp_failed")) continue;
-          throw err;
-        }
+        const inner = await unlessUnreadable(agentCall(child, call(Math.max(1, maxMatches - Math.min(matches, maxMatches)))));
+        if (!inner) continue;
         if (inner.matches) {
           const name = result.frames.find((/** @type {{ref: string}} */ f) => f.ref === ref)?.name;
           lines.push(`--- iframe${name ? ` ${JSON.stringify(name)}` : ""} @${ref}`, ...inner.text.split("\n").slice(1));
