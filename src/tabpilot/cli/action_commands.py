@@ -251,7 +251,7 @@ def outcome_text(result: dict[str, Any]) -> str:
     parts = []
     dialog = result.get("dialog")
     if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
-        parts.append(f"alert {quoted(dialog.get('message'))} (accepted)")
+        parts.append(f"{dialog_text(dialog)} (accepted)")
     navigated = result.get("navigated")
     if isinstance(navigated, dict):
         url = navigated.get("url", "")
@@ -272,8 +272,14 @@ def outcome_text(result: dict[str, Any]) -> str:
     return "".join(f" → {p}" for p in parts)
 
 
+def dialog_text(dialog: dict[str, Any]) -> str:
+    """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
+    message = dialog.get("message")
+    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
+
+
 def dialog_line(dialog: dict[str, Any]) -> str:
-    return f"dialog: {dialog.get('type')} {quoted(dialog.get('message'))} — tabpilot dialog accept|dismiss"
+    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
 
 
 def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
@@ -462,5 +468,5 @@ def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
     answered = result.get("answered") or {}
     verb = "accepted" if answered.get("handled") == "accepted" else "dismissed"
     with_text = f" with {quoted(answered['text'])}" if "text" in answered else ""
-    line = f"{verb} {answered.get('type')} {quoted(answered.get('message'))}{with_text}"
+    line = f"{verb} {dialog_text(answered)}{with_text}"
     return _emit(ctx, result, line)
