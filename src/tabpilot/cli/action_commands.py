@@ -34,20 +34,8 @@ def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIME
         f"(default {default_timeout:g}s)",
     )
     after = p.add_mutually_exclusive_group()
-    after.add_argument(
-        "--snapshot",
-        dest="after",
-        action="store_const",
-        const="snapshot",
-        help="print a fresh snapshot after",
-    )
-    after.add_argument(
-        "--diff",
-        dest="after",
-        action="store_const",
-        const="diff",
-        help="print what changed since the last snapshot",
-    )
+    after.add_argument("--snapshot", action="store_true", help="print a fresh snapshot after")
+    after.add_argument("--diff", action="store_true", help="print what changed since the last snapshot")
 
 
 def _point(text: str) -> dict[str, float]:
@@ -166,13 +154,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     for direction in ("down", "up", "left", "right"):
         way.add_argument(
             f"--{direction}",
-            dest="direction_" + direction,
             nargs="?",
             const=0,
             type=_non_negative_int,
             metavar="PX",
+            help=f"scroll {direction} by PX (default: most of a screen)",
         )
-    way.add_argument("--to", choices=("top", "bottom", "left", "right"))
+    way.add_argument("--to", choices=("top", "bottom", "left", "right"), help="scroll to that end")
     _add_common(p)
     p.set_defaults(handler=cmd_scroll)
 
@@ -230,10 +218,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 # ----- running a tool and saying what happened ---------------------------------------------------
 
 
-def _run(ctx: Context, method: str, params: dict[str, Any], default_timeout: float = ACTION_TIMEOUT_S) -> Any:
-    after = getattr(ctx.args, "after", None)
-    if after:
-        params["after"] = after
+def _run(
+    args: argparse.Namespace,
+    ctx: Context,
+    method: str,
+    params: dict[str, Any],
+    default_timeout: float = ACTION_TIMEOUT_S,
+) -> Any:
+    if args.snapshot:
+        params["after"] = "snapshot"
+    elif args.diff:
+        params["after"] = "diff"
     return ctx.tool(method, params, default_timeout)
 
 
@@ -303,7 +298,7 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
         params["modifiers"] = [m.strip() for m in args.modifiers.split(",") if m.strip()]
     if args.at:
         params["position"] = args.at
-    result = _run(ctx, "tool.click", params)
+    result = _run(args, ctx, "tool.click", params)
     verb = (
         "double-clicked"
         if args.double
@@ -313,12 +308,12 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
-    result = _run(ctx, args.method, {"target": args.target})
+    result = _run(args, ctx, args.method, {"target": args.target})
     return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'))}")
 
 
 def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
-    result = _run(ctx, "tool.fill", {"target": args.target, "value": args.text})
+    result = _run(args, ctx, "tool.fill", {"target": args.target, "value": args.text})
     return _emit(ctx, result, f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}")
 
 
@@ -328,7 +323,7 @@ def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
         params["target"] = args.ref
     # Typing slowly takes its time on top of the wait for the element.
     typing_s = args.delay * len(args.text) / 1000
-    result = _run(ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
+    result = _run(args, ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
     into = f" into {target_text(result['target'])}" if result.get("target") else ""
     return _emit(ctx, result, f"typed {quoted(args.text)}{into}")
 
@@ -337,14 +332,14 @@ def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {"keys": args.keys}
     if args.ref:
         params["target"] = args.ref
-    result = _run(ctx, "tool.press", params)
+    result = _run(args, ctx, "tool.press", params)
     pressed = ", ".join(result.get("pressed") or args.keys)
     into = f" in {target_text(result['target'])}" if result.get("target") else ""
     return _emit(ctx, result, f"pressed {pressed}{into}")
 
 
 def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
-    result = _run(ctx, "tool.select", {"target": args.target, "values": args.values})
+    result = _run(args, ctx, "tool.select", {"target": args.target, "values": args.values})
     selected = result.get("selected") or []
     labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
     how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
@@ -353,7 +348,7 @@ def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
-    result = _run(ctx, "tool.check", {"target": args.target, "checked": args.checked})
+    result = _run(args, ctx, "tool.check", {"target": args.target, "checked": args.checked})
     state = "checked" if args.checked else "unchecked"
     what = target_text(result.get("target"))
     line = f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
@@ -368,12 +363,12 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
         params["to"] = args.to
     else:
         for direction in ("down", "up", "left", "right"):
-            amount = getattr(args, "direction_" + direction)
+            amount = getattr(args, direction)
             if amount is not None:
                 params["direction"] = direction
                 if amount:
                     params["amount"] = amount
-    result = _run(ctx, "tool.scroll", params)
+    result = _run(args, ctx, "tool.scroll", params)
     what = f" {target_text(result['target'])}" if result.get("target") else ""
     horizontal = result.get("direction") in ("left", "right") or args.to in ("left", "right")
     pos, end = (
@@ -386,7 +381,7 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_drag(args: argparse.Namespace, ctx: Context) -> int:
-    result = _run(ctx, "tool.drag", {"source": args.source, "target": args.target})
+    result = _run(args, ctx, "tool.drag", {"source": args.source, "target": args.target})
     how = " (HTML5 drag and drop)" if result.get("html5") else ""
     line = f"dragged {target_text(result.get('source'))} to {target_text(result.get('target'))}{how}"
     return _emit(ctx, result, line)
@@ -408,7 +403,7 @@ def human_size(size: int) -> str:
 def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
     # The daemon reads the files: it may run with another working directory.
     paths = [os.path.abspath(os.path.expanduser(f)) for f in args.files]
-    result = _run(ctx, "tool.upload", {"target": args.target, "paths": paths}, UPLOAD_TIMEOUT_S)
+    result = _run(args, ctx, "tool.upload", {"target": args.target, "paths": paths}, UPLOAD_TIMEOUT_S)
     files = result.get("files") or []
     listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
     count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
