@@ -188,24 +188,33 @@ const LAYOUT = {
   cssContentSize: { width: 1280, height: 20000 },
 };
 
-test("screenshot captures the viewport over CDP (background tabs included), or the whole page, cut at 16384 px", async () => {
+test("screenshot: the viewport by its own clip, the whole page painted beyond the viewport and cut at 16384 px", async () => {
   const { ctx, cdpCalls } = setup({
     cdpReply: (m) => (m === "Page.captureScreenshot" ? { data: ONE_BY_ONE_PNG } : m === "Page.getLayoutMetrics" ? LAYOUT : {}),
   });
   const { tab_id } = await sessionStart({ session_id: "s1" }, ctx());
   assert.deepEqual(await screenshot({ session_id: "s1" }, ctx()), { tab_id, format: "png", width: 1, height: 1, data: ONE_BY_ONE_PNG });
-  // captureBeyondViewport alone would capture the whole page: the viewport is its own clip.
-  assert.deepEqual(cdpCalls[1], [
-    tab_id,
-    "Page.captureScreenshot",
-    { format: "png", captureBeyondViewport: true, clip: { x: 0, y: 500, width: 1280, height: 700, scale: 1 } },
-  ]);
+  assert.deepEqual(cdpCalls[1], [tab_id, "Page.captureScreenshot", { format: "png", clip: { x: 0, y: 500, width: 1280, height: 700, scale: 1 } }]);
   const full = await screenshot({ session_id: "s1", full_page: true, format: "jpeg", quality: 60 }, ctx()).catch((err) => err);
   assert.equal(full.code, "cdp_failed", "a PNG answer to a JPEG request is not taken for a JPEG");
-  assert.deepEqual(cdpCalls.at(-1)[2], { format: "jpeg", captureBeyondViewport: true, quality: 60, clip: { x: 0, y: 0, width: 1280, height: 16384, scale: 1 } });
+  assert.deepEqual(cdpCalls.at(-1)[2], { format: "jpeg", quality: 60, clip: { x: 0, y: 0, width: 1280, height: 16384, scale: 1 }, captureBeyondViewport: true });
   await assert.rejects(screenshot({ session_id: "s1", format: "webp" }, ctx()), { code: "invalid_params" });
   await assert.rejects(screenshot({ session_id: "s1", quality: 50 }, ctx()), { code: "invalid_params" }, "quality is for jpeg");
   await assert.rejects(screenshot({ session_id: "s1", full_page: true, ref: "@e1" }, ctx()), { code: "invalid_params" });
+});
+
+test("screenshot: a tab that paints no frames (a covered window) is painted for the capture", async () => {
+  const { ctx, cdpCalls } = setup({
+    cdpReply: (m, params) => {
+      if (m === "Page.getLayoutMetrics") return LAYOUT;
+      if (m === "Page.captureScreenshot") return params.captureBeyondViewport ? { data: ONE_BY_ONE_PNG } : new Promise(() => {});
+      return {};
+    },
+  });
+  await sessionStart({ session_id: "s1" }, ctx());
+  const shot = await screenshot({ session_id: "s1" }, ctx());
+  assert.equal(shot.width, 1);
+  assert.deepEqual(cdpCalls.filter(([, m]) => m === "Page.captureScreenshot").map(([, , p]) => !!p.captureBeyondViewport), [false, true]);
 });
 
 test("evaluate: a result that cannot travel as JSON is the agent's invalid_params", async () => {

@@ -10,6 +10,8 @@ import { optionalCount, bounded } from "./snapshot.js";
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Chromium cannot paint a capture taller or wider than this (CSS px); longer pages are cut. */
 const MAX_CAPTURE_SIDE = 16384;
+/** How long a plain capture of the active tab may take before the tab is taken for one that paints nothing. */
+const PLAIN_CAPTURE_MS = 1500;
 export const DEFAULT_HTML_BYTES = 100_000;
 
 /**
@@ -87,8 +89,8 @@ const ELEMENT_BOX = `function () {
 }`;
 
 /**
- * The clip of one element, in the coordinates Page.captureScreenshot takes (the top document's,
- * i.e. the viewport's plus the page's scroll offset).
+ * The clip of one element, in the coordinates Page.captureScreenshot takes (the top document's, i.e. the
+ * viewport's plus the page's scroll offset), and whether it fits in the viewport.
  * @param {any} ctx @param {number} tabId @param {string} ref
  */
 async function elementClip(ctx, tabId, ref) {
@@ -101,12 +103,35 @@ async function elementClip(ctx, tabId, ref) {
     });
   }
   const [origin, metrics] = await Promise.all([ctx.frames.offset(target.frame), ctx.cdp.send(tabId, "Page.getLayoutMetrics")]);
-  const scroll = metrics.cssVisualViewport ?? { pageX: 0, pageY: 0 };
+  const view = metrics.cssVisualViewport;
+  const x = box.x + origin.x;
+  const y = box.y + origin.y;
   return {
-    clip: { x: box.x + origin.x + scroll.pageX, y: box.y + origin.y + scroll.pageY, width: box.width, height: box.height, scale: 1 },
+    clip: { x: x + view.pageX, y: y + view.pageY, width: box.width, height: box.height, scale: 1 },
+    fits: x >= 0 && y >= 0 && x + box.width <= view.clientWidth && y + box.height <= view.clientHeight,
     label: target.label,
     ref: target.ref,
   };
+}
+
+/**
+ * Captures, quickly when the tab is painting. captureBeyondViewport makes Chrome lay out and paint the
+ * page for the capture: needed beyond the viewport, and for a tab that paints no frames (a background
+ * tab, a window the person covered), where a plain capture never answers; but on a long page it costs
+ * most of a second. So the active tab is tried plainly first.
+ * @param {any} cdp @param {{id: number, active?: boolean}} tab @param {Record<string, any>} request
+ * @param {boolean} beyond the clip reaches outside the viewport
+ */
+async function capture(cdp, tab, request, beyond) {
+  const painted = () => cdp.send(tab.id, "Page.captureScreenshot", { ...request, captureBeyondViewport: true });
+  if (beyond || !tab.active) return painted();
+  const noFrame = () => new RpcError("timeout", "no frame painted", "tool_timeout");
+  try {
+    return await withDeadline(cdp.send(tab.id, "Page.captureScreenshot", request), { timeoutMs: PLAIN_CAPTURE_MS, onTimeout: noFrame });
+  } catch (err) {
+    if (!(err instanceof RpcError && err.reason === "tool_timeout")) throw err;
+    return painted();
+  }
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
@@ -117,30 +142,25 @@ export async function screenshot(params, ctx) {
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   /** @type {Record<string, any>} */
   const extra = {};
-  // A background tab paints no frames, so a plain capture waits forever; captureBeyondViewport makes
-  // Chrome render one for the capture (checked on Chromium 156). It also captures the whole page unless
-  // given a clip, so the viewport is asked for by its own clip.
   /** @type {Record<string, any>} */
-  const request = { format, captureBeyondViewport: true, ...(quality !== undefined ? { quality } : {}) };
+  const request = { format, ...(quality !== undefined ? { quality } : {}) };
   const work = (async () => {
     if (ref) {
       const element = await elementClip(ctx, tab.id, ref);
-      request.clip = element.clip;
       Object.assign(extra, { label: element.label, ref: element.ref ? `@${element.ref}` : null });
-    } else {
-      const metrics = await cdp.send(tab.id, "Page.getLayoutMetrics");
-      if (fullPage) {
-        const size = metrics.cssContentSize ?? metrics.contentSize;
-        const width = Math.min(Math.ceil(size.width), MAX_CAPTURE_SIDE);
-        const height = Math.min(Math.ceil(size.height), MAX_CAPTURE_SIDE);
-        request.clip = { x: 0, y: 0, width, height, scale: 1 };
-        Object.assign(extra, { full_page: true, cut: size.height > MAX_CAPTURE_SIDE || size.width > MAX_CAPTURE_SIDE });
-      } else {
-        const view = metrics.cssVisualViewport;
-        request.clip = { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 };
-      }
+      return capture(cdp, tab, { ...request, clip: element.clip }, !element.fits);
     }
-    return cdp.send(tab.id, "Page.captureScreenshot", request);
+    const metrics = await cdp.send(tab.id, "Page.getLayoutMetrics");
+    if (fullPage) {
+      const size = metrics.cssContentSize ?? metrics.contentSize;
+      const width = Math.min(Math.ceil(size.width), MAX_CAPTURE_SIDE);
+      const height = Math.min(Math.ceil(size.height), MAX_CAPTURE_SIDE);
+      Object.assign(extra, { full_page: true, cut: size.height > MAX_CAPTURE_SIDE || size.width > MAX_CAPTURE_SIDE });
+      return capture(cdp, tab, { ...request, clip: { x: 0, y: 0, width, height, scale: 1 } }, true);
+    }
+    // The viewport by its own clip: a painted capture without one would take the whole page.
+    const view = metrics.cssVisualViewport;
+    return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
   })();
   const { data } = await withDeadline(work, {
     signal,
