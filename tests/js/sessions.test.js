@@ -137,3 +137,39 @@ test("tabs the person opens from their own tabs are left alone", async () => {
   await settle();
   assert.equal(browser.calls.some(([name]) => name === "tabs.move"), false);
 });
+
+test("resolveTab asks the guard about the tab unless anyState; stop runs beforeStop before detaching", async () => {
+  const browser = fakeBrowser();
+  const cdp = fakeCdp();
+  const order = [];
+  const blocked = new Set();
+  const detachSession = cdp.detachSession.bind(cdp);
+  cdp.detachSession = async (ids) => {
+    order.push(["detach", [...ids]]);
+    return detachSession(ids);
+  };
+  const sessions = createSessionManager({
+    windows: browser.chrome.windows,
+    tabs: browser.chrome.tabs,
+    storage: new FakeStorage(),
+    cdp,
+    emit() {},
+    guard(tabId) {
+      if (blocked.has(tabId)) throw new Error(`tab ${tabId} is blocked`);
+    },
+    async beforeStop(tabIds) {
+      order.push(["beforeStop", tabIds]);
+    },
+    log: quiet,
+  });
+  const { tab_id } = await sessions.start("s1");
+  blocked.add(tab_id);
+  await assert.rejects(sessions.resolveTab("s1"), /blocked/);
+  await assert.rejects(sessions.resolveTab("s1", tab_id), /blocked/);
+  assert.equal((await sessions.resolveTab("s1", tab_id, { anyState: true })).id, tab_id);
+  await sessions.stop("s1");
+  assert.deepEqual(order, [
+    ["beforeStop", [tab_id]],
+    ["detach", [tab_id]],
+  ]);
+});
