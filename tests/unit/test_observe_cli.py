@@ -104,6 +104,9 @@ def test_screenshot_options() -> None:
     assert ctx.calls == [("tool.screenshot", {"format": "jpeg", "quality": 70, "ref": "#x"})]
     with pytest.raises(RpcError):
         page_commands.cmd_screenshot(parse("screenshot", "--quality", "70"), ctx)  # type: ignore[arg-type]
+    long_page = FakeContext({"data": "", "format": "png", "width": 1280, "height": 16384, "cut": True})
+    page_commands.cmd_screenshot(parse("screenshot", "--full-page", "--out", out), long_page)  # type: ignore[arg-type]
+    assert long_page.printed == [f"{out}\n(the page is longer than 16384 px; the image stops there)"]
 
 
 @pytest.mark.parametrize(

@@ -167,4 +167,9 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
     with open(out, "wb") as handle:
         handle.write(data)
     result.update(path=out, bytes=len(data))
-    return ctx.emit(result, out)
+    note = (
+        f"\n(the page is longer than {result['height']} px; the image stops there)"
+        if result.get("cut")
+        else ""
+    )
+    return ctx.emit(result, out + note)
