@@ -64,6 +64,7 @@ export const REASONS = Object.freeze(
     "file_not_found",
     "file_unreadable",
     "file_too_large",
+    "too_many_files",
     "not_a_file_input",
     "value_mismatch",
     "unknown_key",
