@@ -107,3 +107,13 @@ def test_a_dialog_nobody_answered_is_dismissed_when_the_session_ends(tp: Tabpilo
     tp.run("session", "stop", "forgetful")
     answer = "/record?" + urllib.parse.urlencode({"kind": "confirm", "value": "false"})
     wait_until(lambda: answer in pages.requests)
+
+
+def test_dialogs_of_a_cross_origin_frame(tp: Tabpilot, pages: PageServer, other_site: PageServer) -> None:
+    tp.run("open", pages.url(f"actions/framed.html?other={other_site.origin}"))
+    assert tp.run("click", "text=Say hello").out.strip().endswith('→ alert "Hello there" (accepted)')
+    asked = tp.run("click", "text=Rename").out.strip()
+    assert asked.endswith('→ dialog: prompt "New name?" — tabpilot dialog accept|dismiss')
+    assert failed(tp.run("snapshot", "--json", check=False), 1)["reason"] == "dialog_open"
+    tp.run("dialog", "accept", "--text", "framed")
+    assert 'Answer: prompt: "framed"' in tp.run("find", "Answer").out

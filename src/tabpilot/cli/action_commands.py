@@ -407,7 +407,7 @@ def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
     files = result.get("files") or []
     listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
     count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
-    via = {"drop": " by dropping them", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
+    via = {"drop": " by drag and drop", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
     return _emit(ctx, result, f"uploaded {count} to {target_text(result.get('target'))}{via} ({listing})")
 
 

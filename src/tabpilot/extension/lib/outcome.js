@@ -14,12 +14,18 @@ import { describePage } from "../tools/navigation.js";
 
 /** How long a window.open / target=_blank gets to show up as a tab. */
 const NEW_TAB_WAIT_MS = 3000;
+/** How often the waits look again when no event woke them. */
+const POLL_MS = 25;
 /** The least time a page gets to take an input, whatever is left of the action's timeout. */
 const INPUT_GRACE_MS = 1000;
-/** The page's round trip after the action, to finish the tasks the action queued (a link's navigation). */
+/** The page's round trip after the action (bounded: a page stuck in a script does not answer). */
 const FLUSH_MS = 500;
-const FLUSH = "new Promise((resolve) => setTimeout(resolve, 0))";
-const POLL_MS = 25;
+/**
+ * What the round trip evaluates. An input's handling has ended when it is acknowledged, but what the
+ * page reported meanwhile travels on the debugging channel: any answer on that channel comes after it.
+ * After a dialog answer the page's script goes on in the same task: waiting for a new task lets it end.
+ */
+const FLUSH = { channel: "0", tasks: "new Promise((resolve) => setTimeout(resolve, 0))" };
 
 /**
  * @typedef {{url: string, title: string, status: number | null, same_document: boolean, committed: boolean}} Navigated
@@ -159,16 +165,17 @@ export async function watchOutcome(ctx, tabId, sessionId) {
   }
 
   /**
-   * A round trip through the page's task queue (in our world, so a page that navigates away just ends
-   * it): what the action queued has run, and reported a navigation or a new window, by the time it ends.
-   * Resolves to a dialog if one opened meanwhile (a confirm after the page's own continuation).
+   * A round trip through the page (in our world, so a page that navigates away just ends it): what the
+   * page reported about the action, a navigation or a new window, has arrived when it ends. Resolves to
+   * a dialog if one opened meanwhile (a confirm after the page's own continuation).
+   * @param {"channel" | "tasks"} kind
    */
-  async function flush() {
+  async function flush(kind) {
     if (requested !== null || committed !== null || windowOpens.length > 0) return null;
     const main = await ctx.frames.main(tabId);
     const contextId = await ctx.frames.agentWorld(main);
-    const roundTrip = ctx.cdp.send(tabId, "Runtime.evaluate", { expression: FLUSH, awaitPromise: true, contextId }).then(() => null);
-    return Promise.race([roundTrip.catch(() => null), dialogOpened.opened, sleep(FLUSH_MS).then(() => null)]);
+    const roundTrip = ctx.cdp.send(tabId, "Runtime.evaluate", { expression: FLUSH[kind], awaitPromise: kind === "tasks", contextId });
+    return Promise.race([roundTrip.then(() => null, () => null), dialogOpened.opened, sleep(FLUSH_MS).then(() => null)]);
   }
 
   return {
@@ -176,10 +183,11 @@ export async function watchOutcome(ctx, tabId, sessionId) {
      * Wait for the action and what it set off, within the action's deadline.
      * @template T
      * @param {Promise<T>} action the input (or script) that acts
-     * @param {{deadline: number, signal?: AbortSignal}} options
+     * @param {{deadline: number, signal?: AbortSignal, after?: "channel" | "tasks"}} options
+     *   after: "tasks" when the page goes on by itself after the action (a dialog answered)
      * @returns {Promise<{value: T | undefined, outcome: Outcome}>}
      */
-    async settle(action, { deadline, signal }) {
+    async settle(action, { deadline, signal, after = "channel" }) {
       try {
         /** @type {Outcome} */
         const outcome = {};
@@ -204,7 +212,7 @@ export async function watchOutcome(ctx, tabId, sessionId) {
           outcome.dialog = dialogSeen(raced.dialog);
           return { value: undefined, outcome };
         }
-        const late = await flush().catch(() => null);
+        const late = await flush(after).catch(() => null);
         if (late) {
           outcome.dialog = dialogSeen(late);
           return { value: raced.value, outcome };

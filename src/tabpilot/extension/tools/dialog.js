@@ -24,7 +24,7 @@ export async function dialog(params, ctx) {
   }
   const watch = await watchOutcome(ctx, tab.id, sessionId);
   const answer = ctx.dialogs.answer(tab.id, { accept: action === "accept", promptText: params.text });
-  const { outcome } = await watch.settle(answer, { deadline, signal: ctx.signal });
+  const { outcome } = await watch.settle(answer, { deadline, signal: ctx.signal, after: "tasks" });
   // Resolved before any dialog that followed it could open.
   const record = await answer;
   return {

@@ -76,7 +76,7 @@ function filesOf(raw) {
 /** @param {string} name @param {any} failed */
 function deliveryError(name, failed) {
   if (failed.error === "single") {
-    return new RpcError("invalid_params", `${name} takes one file`, "not_a_file_input", { hint: "Upload one file to it, or use an input that takes several." });
+    return new RpcError("invalid_params", `${name} takes one file`, "too_many_files", { hint: "Upload one file to it, or use an input that takes several." });
   }
   return new RpcError("timeout", `${name} is disabled`, "element_disabled", { hint: "Do what the page needs first, then retry." });
 }
@@ -89,7 +89,7 @@ export async function upload(params, ctx) {
   const { signal } = ctx;
   const common = { timeoutMs: action.timeoutMs, deadline: action.deadline, signal };
   // A file input is often hidden behind a styled button: attached is enough to give it files.
-  const target = await actionable(ctx, action.tabId, raw, { ...common, visible: false });
+  const target = await actionable(ctx, action.tabId, raw, { ...common, visible: false, label: true });
   const info = targetInfo(target);
   const summary = files.map((f) => ({ name: f.name, size: f.size, type: f.type }));
   const done = (/** @type {string} */ via, /** @type {object} */ extra = {}) =>
