@@ -36,9 +36,15 @@ OTHER_ROLES = frozenset(
 )
 
 
+ANY_REF = re.compile(r"(?<![\w@])@(e\d+)\b")
+
+
 def all_refs(text: str) -> list[str]:
-    """Every ref named in a snapshot, as `@eN`, in order of first appearance."""
-    seen = dict.fromkeys(f"@{m.group(2)}" for m in BRACKET.finditer(text))
+    """Every ref named in a snapshot, as `@eN`, in order of first appearance.
+
+    Read as bare tokens: a link's own text may hold brackets (`[[1] @e19]`, `[round(x[, n]) @e241]`).
+    """
+    seen = dict.fromkeys(f"@{m.group(1)}" for m in ANY_REF.finditer(text))
     seen.update(dict.fromkeys(f"@{m.group(3)}" for m in PEER_LINE.finditer(text)))
     return list(seen)
 

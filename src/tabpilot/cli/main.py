@@ -145,6 +145,10 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words == ["--version"]:
+        # The commonest probe of all: answer it without building every verb's parser.
+        print(f"tabpilot {__version__}")
+        return 0
     Parser.json_errors = "--json" in words
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
