@@ -14,16 +14,17 @@
 //   6. in view   scrolled to the centre when it is not inside the viewport, and the action point (the
 //                centre of its largest visible box, or `position` from its top-left) worked out in the
 //                tab's viewport, across frames;
-//   7. stable    for pointer actions: the pointer is moved to the point, which takes one animation
-//                frame, and the element must still have the same box after it;             (`pointer`)
+//   7. stable    for pointer actions: while an animation runs in its document (CSS animations and
+//                transitions, Web Animations), the same box across the next animation frame; a page
+//                with nothing animating has nothing moving, and costs no frame;             (`pointer`)
 //   8. hit       for pointer actions: the element (or something inside it, or its label) is what the
 //                browser hits at the point — through open shadow roots and same-origin frames.
+// Steps 2–8 are one call into the page. The caller then moves the pointer and acts in one go.
 // When time runs out the last thing that was wrong is reported (code timeout): selector_not_found,
 // element_not_visible, element_disabled, element_not_editable, element_not_ready (kept moving or
 // detaching), or element_covered naming what covers it (e.g. a cookie banner's text).
 import { RpcError } from "./protocol.js";
 import { resolveTarget } from "./targets.js";
-import { move } from "./input.js";
 
 /** Pauses between attempts, then the last one again and again. */
 const PAUSES_MS = [0, 20, 50, 100, 100, 250];
@@ -33,7 +34,7 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
 /**
  * @typedef {import("./targets.js").ResolvedTarget} ResolvedTarget
  * @typedef {{x: number, y: number}} Point
- * @typedef {ResolvedTarget & {point: Point, box: number[]}} ActionableTarget  point: in the tab's viewport
+ * @typedef {ResolvedTarget & {point: Point}} ActionableTarget  point: in the tab's viewport
  * @typedef {{pointer?: boolean, visible?: boolean, enabled?: boolean, editable?: boolean, scroll?: boolean, label?: boolean,
  *            position?: Point | null, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
  *   visible false: the element only has to be attached (and enabled); it gets no action point
@@ -43,13 +44,15 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
 // ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
 
 /**
- * Steps 2–6: state, scrolling, and the action point in this frame's viewport plus the offset of this
- * frame in the tab's viewport when every frame above is same-origin (else null).
+ * Steps 2–8: state, scrolling, the action point in this frame's viewport (plus the offset of this frame
+ * in the tab's viewport when every frame above is same-origin, else null) and, for pointer actions,
+ * stability and the hit test.
  * @this {Element}
- * @param {{visible: boolean, enabled: boolean, editable: boolean, scroll: boolean, position: {x: number, y: number} | null}} opts
+ * @param {{visible: boolean, enabled: boolean, editable: boolean, scroll: boolean, pointer: boolean,
+ *          position: {x: number, y: number} | null}} opts
  *   visible false: only attached and enabled (a file input hidden behind a styled button)
  */
-function prepareInPage(opts) {
+async function prepareInPage(opts) {
   const el = this;
   const any = /** @type {any} */ (el);
   if (!el.isConnected) return { state: "detached" };
@@ -60,9 +63,10 @@ function prepareInPage(opts) {
     if (kind === "field" && any.readOnly) return { state: "readonly" };
   }
   if (opts.enabled && (el.matches(":disabled") || el.closest('[aria-disabled="true"]'))) return { state: "disabled" };
-  if (!opts.visible) return { state: "ok", box: null, point: null, offset: { x: 0, y: 0 } };
+  if (!opts.visible) return { state: "ok", point: null, offset: { x: 0, y: 0 } };
   if (!any.checkVisibility({ visibilityProperty: true })) return { state: "hidden" };
-  const win = /** @type {Window} */ (el.ownerDocument.defaultView);
+  const doc = el.ownerDocument;
+  const win = /** @type {Window} */ (doc.defaultView);
   /** The client rect with the most area inside the viewport (the first line of a wrapped link may be cut). */
   const pick = () => {
     let best = null;
@@ -76,28 +80,39 @@ function prepareInPage(opts) {
     }
     return { rect: best, inView: bestArea > 0 };
   };
+  /** The iframe element holding a window, when its document may be read (same origin). @param {Window} w */
+  const ownerOf = (w) => {
+    try {
+      return w.frameElement;
+    } catch {
+      return null;
+    }
+  };
+  /** Where an iframe's viewport starts in its parent's. @param {Element} frame */
+  const contentOrigin = (frame) => {
+    const r = frame.getBoundingClientRect();
+    const cs = getComputedStyle(frame);
+    return { x: r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft), y: r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) };
+  };
   /** Where this frame's viewport sits in the tab's: added up through same-origin frames. */
   const frameOffset = () => {
     let x = 0;
     let y = 0;
     for (let w = win; w !== w.top; ) {
-      let owner = null;
-      try {
-        owner = w.frameElement;
-      } catch {
-        owner = null;
-      }
+      const owner = ownerOf(w);
       if (!owner) return null;
-      const r = owner.getBoundingClientRect();
-      const cs = getComputedStyle(owner);
-      x += r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
-      y += r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
+      const o = contentOrigin(owner);
+      x += o.x;
+      y += o.y;
       w = /** @type {Window} */ (owner.ownerDocument.defaultView);
     }
     return { x, y };
   };
   const pointOf = (/** @type {DOMRect} */ rect) => {
-    if (opts.position) return { x: el.getBoundingClientRect().left + opts.position.x, y: el.getBoundingClientRect().top + opts.position.y };
+    if (opts.position) {
+      const b = el.getBoundingClientRect();
+      return { x: b.left + opts.position.x, y: b.top + opts.position.y };
+    }
     // The centre of the part of the box inside the viewport.
     const left = Math.max(rect.left, 0);
     const top = Math.max(rect.top, 0);
@@ -124,22 +139,24 @@ function prepareInPage(opts) {
     point = pointOf(rect);
   }
   if (!inTopView(point, offset)) return { state: "outside" };
-  const b = el.getBoundingClientRect();
-  return { state: "ok", box: [b.left, b.top, b.width, b.height], point, offset };
-}
+  if (!opts.pointer) return { state: "ok", point, offset };
 
-/**
- * Steps 7–8, after the pointer moved to `point` (this frame's viewport): the same box as before, and
- * the element is what the pointer hits, here and in every same-origin frame above.
- * @this {Element}
- * @param {number[]} box @param {{x: number, y: number}} point
- */
-function hitInPage(box, point) {
-  const el = this;
-  if (!el.isConnected) return { state: "detached" };
-  const b = el.getBoundingClientRect();
-  const now = [b.left, b.top, b.width, b.height];
-  if (now.some((v, i) => Math.abs(v - box[i]) > 0.5)) return { state: "moving" };
+  // Stable: only a running animation moves things without a script; then wait one frame and compare.
+  // A page that draws no frames (hidden) moves nothing either: the wait gives up quickly.
+  if (doc.getAnimations().some((a) => a.playState === "running")) {
+    const box = () => {
+      const b = el.getBoundingClientRect();
+      return [b.left, b.top, b.width, b.height];
+    };
+    const before = box();
+    await new Promise((resolve) => {
+      requestAnimationFrame(resolve);
+      setTimeout(resolve, 100);
+    });
+    if (box().some((v, i) => Math.abs(v - before[i]) > 0.5)) return { state: "moving" };
+  }
+
+  // Hit: the element (or what it holds) is what the pointer meets, here and in the same-origin frames above.
   /** @param {Node} n */
   const up = (n) => /** @type {Node | null} */ (n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode);
   /** Is `inner` the element or inside it, across shadow roots? @param {Node} outer @param {Node | null} inner */
@@ -147,9 +164,9 @@ function hitInPage(box, point) {
     for (let n = inner; n; n = up(n)) if (n === outer) return true;
     return false;
   };
-  /** The deepest element at a point, looking into open shadow roots. @param {Document} doc @param {number} x @param {number} y */
-  const deepHit = (doc, x, y) => {
-    let hit = doc.elementFromPoint(x, y);
+  /** The deepest element at a point, looking into open shadow roots. @param {Document} d @param {number} x @param {number} y */
+  const deepHit = (d, x, y) => {
+    let hit = d.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
       if (!inner || inner === hit) break;
@@ -157,8 +174,8 @@ function hitInPage(box, point) {
     }
     return hit;
   };
-  /** A control is hit through its label too (custom checkboxes hide the input under the label). @param {Element | null} hit */
-  const receives = (/** @type {Element} */ target, hit) => {
+  /** A control is hit through its label too (custom checkboxes hide the input under the label). @param {Element} target @param {Element | null} hit */
+  const receives = (target, hit) => {
     if (holds(target, hit)) return true;
     const label = hit && hit.closest("label");
     return !!label && /** @type {any} */ (label).control === target;
@@ -167,8 +184,8 @@ function hitInPage(box, point) {
   const cover = (/** @type {Element | null} */ hit, /** @type {Element} */ target) => {
     if (!hit) return { role: "", name: "", text: "", tag: "nothing" };
     let c = hit;
-    const doc = hit.ownerDocument;
-    for (let p = up(c); p instanceof Element && p !== doc.body && p !== doc.documentElement && !holds(p, target); p = up(p)) c = p;
+    const d = hit.ownerDocument;
+    for (let p = up(c); p instanceof Element && p !== d.body && p !== d.documentElement && !holds(p, target); p = up(p)) c = p;
     const clean = (/** @type {string | null} */ s) => (s || "").replace(/\s+/g, " ").trim();
     const text = clean(/** @type {HTMLElement} */ (c).innerText ?? c.textContent);
     return {
@@ -178,29 +195,19 @@ function hitInPage(box, point) {
       text: text.length > 80 ? `${text.slice(0, 79)}…` : text,
     };
   };
-  let doc = el.ownerDocument;
-  let x = point.x;
-  let y = point.y;
-  const hit = deepHit(doc, x, y);
+  const hit = deepHit(doc, point.x, point.y);
   if (!receives(el, hit)) return { state: "covered", cover: cover(hit, el) };
-  for (let win = /** @type {Window} */ (doc.defaultView); win !== win.top; ) {
-    let owner = null;
-    try {
-      owner = win.frameElement;
-    } catch {
-      owner = null;
-    }
+  let at = { ...point };
+  for (let w = win; w !== w.top; ) {
+    const owner = ownerOf(w);
     if (!owner) break;
-    const r = owner.getBoundingClientRect();
-    const cs = getComputedStyle(owner);
-    x += r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
-    y += r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
-    doc = owner.ownerDocument;
-    const outer = deepHit(doc, x, y);
+    const o = contentOrigin(owner);
+    at = { x: at.x + o.x, y: at.y + o.y };
+    const outer = deepHit(owner.ownerDocument, at.x, at.y);
     if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner) };
-    win = /** @type {Window} */ (doc.defaultView);
+    w = /** @type {Window} */ (owner.ownerDocument.defaultView);
   }
-  return { state: "ok" };
+  return { state: "ok", point, offset };
 }
 
 /** The role a control is named by when it is reached through its label. @this {Element} */
@@ -214,7 +221,6 @@ function controlRoleInPage() {
 }
 
 export const PREPARE = prepareInPage.toString();
-export const HIT = hitInPage.toString();
 const CONTROL_ROLE = controlRoleInPage.toString();
 
 // ── In the service worker ───────────────────────────────────────────────────────────────────────────
@@ -320,7 +326,6 @@ export async function actionable(ctx, tabId, raw, options) {
   const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, signal } = options;
   const started = Date.now();
   const deadline = options.deadline ?? started + options.timeoutMs;
-  const send = (/** @type {string} */ method, /** @type {object} */ params) => ctx.cdp.send(tabId, method, params);
   /** @type {{state: string, target: ResolvedTarget | null, detail?: any}} */
   let last = { state: "not_found", target: null };
   for (let attempt = 0; ; attempt++) {
@@ -342,7 +347,9 @@ export async function actionable(ctx, tabId, raw, options) {
       }
       throw err;
     }
-    const prepared = await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [{ visible, enabled, editable, scroll, position }]);
+    const prepared = await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [{ visible, enabled, editable, scroll, pointer, position }], {
+      awaitPromise: true,
+    });
     if (prepared.state !== "ok") {
       release(ctx, target);
       if (prepared.final) {
@@ -352,22 +359,12 @@ export async function actionable(ctx, tabId, raw, options) {
           hint: "Use check/uncheck for checkboxes and radios, select for <select>, upload for file inputs, click for buttons.",
         });
       }
-      last = { state: prepared.state, target };
+      last = { state: prepared.state, target, detail: prepared.cover };
       continue;
     }
-    if (!visible) return { ...target, point: { x: 0, y: 0 }, box: [] };
+    if (!visible) return { ...target, point: { x: 0, y: 0 } };
     // The frame's place in the tab: known in the page when every frame above is same-origin.
     const offset = prepared.offset ?? (await ctx.frames.offset(target.frame));
-    const point = { x: prepared.point.x + offset.x, y: prepared.point.y + offset.y };
-    if (pointer) {
-      await move(send, point);
-      const hit = await ctx.frames.callOn(target.frame, target.objectId, HIT, [prepared.box, prepared.point]);
-      if (hit.state !== "ok") {
-        release(ctx, target);
-        last = { state: hit.state, target, detail: hit.cover };
-        continue;
-      }
-    }
-    return { ...target, point, box: prepared.box };
+    return { ...target, point: { x: prepared.point.x + offset.x, y: prepared.point.y + offset.y } };
   }
 }

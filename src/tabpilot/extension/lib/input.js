@@ -37,7 +37,8 @@ function pipeline(send, commands) {
  * @param {Send} send
  * @param {Point} point
  * @param {{button?: Button, clickCount?: 1 | 2, modifiers?: Modifier[], move?: boolean}} [options]
- *   move: false when the pointer is already there
+ *   move: false when the pointer is already there. The move costs no frame here: the press that follows
+ *   makes Chrome deliver it at once instead of with the next animation frame.
  */
 export function click(send, { x, y }, { button = "left", clickCount = 1, modifiers = [], move = true } = {}) {
   const bits = modifierBits(modifiers);

@@ -217,7 +217,7 @@ export async function check(params, ctx) {
       });
     }
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
-    const { outcome } = await watch.settle(click(action.send, target.point, { move: false }), { deadline: action.deadline, signal });
+    const { outcome } = await watch.settle(click(action.send, target.point), { deadline: action.deadline, signal });
     const after = outcome.dialog?.handled === "open" || outcome.navigated ? null : await ctx.frames.callOn(target.frame, target.objectId, CHECK_STATE);
     if (after && after.checked !== wanted) {
       throw new RpcError("invalid_params", `clicking ${info.name} did not ${wanted ? "check" : "uncheck"} it`, "element_not_checkable", {

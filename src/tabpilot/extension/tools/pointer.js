@@ -52,7 +52,7 @@ export async function click(params, ctx) {
   const target = await actionable(ctx, action.tabId, raw, { pointer: true, position, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
-    const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers, move: false });
+    const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers });
     const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal });
     return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point, ...outcome });
   } finally {
@@ -64,9 +64,9 @@ export async function click(params, ctx) {
 export async function hover(params, ctx) {
   const raw = requireString(params, "target");
   const action = await beginAction(params, ctx);
-  // The routine's last step moves the pointer onto the element: that is the hover.
   const target = await actionable(ctx, action.tabId, raw, { pointer: true, enabled: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   release(ctx, target);
+  await move(action.send, target.point);
   return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point });
 }
 
@@ -88,7 +88,13 @@ export async function drag(params, ctx) {
   let source = null;
   try {
     source = await actionable(ctx, action.tabId, sourceRaw, { ...common, pointer: true });
-    const placed = await ctx.frames.callOn(dest.frame, dest.objectId, PREPARE, [{ visible: true, enabled: false, editable: false, scroll: false, position: null }]);
+    const placed = await ctx.frames.callOn(
+      dest.frame,
+      dest.objectId,
+      PREPARE,
+      [{ visible: true, enabled: false, editable: false, scroll: false, pointer: false, position: null }],
+      { awaitPromise: true },
+    );
     if (placed.state !== "ok") {
       throw new RpcError("invalid_params", `${targetInfo(dest).name} and ${targetInfo(source).name} do not fit in the viewport together`, "element_not_visible", {
         hint: "Scroll so both are visible, or drag in two steps through a place in between.",
@@ -121,7 +127,7 @@ async function gesture(ctx, tabId, send, from, to) {
   await send("Input.setInterceptDrags", { enabled: true });
   try {
     const steps = path(from, to, DRAG_STEPS);
-    await press(send, from);
+    await Promise.all([move(send, from), press(send, from)]);
     // The first step starts an HTML5 drag if the page allows one: the browser then reports it.
     await move(send, steps[0], { held: "left" });
     const started = Date.now();

@@ -133,7 +133,7 @@ async function throughChooser(ctx, action, raw, files, common) {
   try {
     const button = await actionable(ctx, action.tabId, raw, { ...common, pointer: true });
     release(ctx, button);
-    await click(action.send, button.point, { move: false });
+    await click(action.send, button.point);
     const which = await Promise.race([opened, new Promise((r) => setTimeout(() => r(null), CHOOSER_WAIT_MS))]);
     if (!which) {
       throw new RpcError("invalid_params", `${targetInfo(button).name} is not a file input, a drop zone, nor opens a file chooser`, "not_a_file_input", {
