@@ -117,3 +117,17 @@ def test_dialogs_of_a_cross_origin_frame(tp: Tabpilot, pages: PageServer, other_
     assert failed(tp.run("snapshot", "--json", check=False), 1)["reason"] == "dialog_open"
     tp.run("dialog", "accept", "--text", "framed")
     assert 'Answer: prompt: "framed"' in tp.run("find", "Answer").out
+
+
+def test_a_dialog_from_eval_or_a_timer_is_reported_and_answered(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("actions/dialogs.html"))
+    opened = tp.run("eval", "window.answer = confirm('Really?')", "--json", check=False)
+    error = failed(opened, 1)
+    assert error["reason"] == "dialog_open" and error["dialog"]["message"] == "Really?"
+    assert opened.seconds < 5
+    assert tp.run("dialog", "accept").out.strip() == 'accepted confirm "Really?"'
+    assert page_value(tp, "window.answer") is True
+    tp.run("eval", "setTimeout(() => { if (confirm('Go?')) location.href = '../second.html'; }, 50); 1")
+    wait_until(lambda: "confirm" in tp.run("dialog").out)
+    left = tp.run("dialog", "accept").out.strip()
+    assert left == f'accepted confirm "Go?" → navigated to {pages.url("second.html")} (200)'

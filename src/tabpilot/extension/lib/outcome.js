@@ -48,7 +48,17 @@ function dialogSeen(d) {
  * @param {string} sessionId
  */
 export async function watchOutcome(ctx, tabId, sessionId) {
-  const mainFrameId = (await ctx.frames.main(tabId)).frameId;
+  // Not awaited here: a page showing a dialog cannot say which its main frame is until the dialog is
+  // answered (tool.dialog arms this watch before answering). Events wait for it in `early`.
+  /** @type {string | null} */
+  let mainFrameId = null;
+  /** @type {[string, any][]} */
+  const early = [];
+  const mainFrame = ctx.frames.main(tabId).then((/** @type {{frameId: string}} */ f) => {
+    mainFrameId = f.frameId;
+    for (const [method, params] of early.splice(0)) observe(method, params);
+  });
+  mainFrame.catch(() => {});
   const cursor = ctx.dialogs.cursor(tabId);
   const dialogOpened = ctx.dialogs.whenOpen(tabId, cursor);
   /** The navigation the action asked for, and what became of it. */
@@ -67,7 +77,8 @@ export async function watchOutcome(ctx, tabId, sessionId) {
   /** @type {() => void} */
   let wake = () => {};
 
-  const offEvent = ctx.cdp.onEvent(tabId, (/** @type {string} */ method, /** @type {any} */ params) => {
+  /** @param {string} method @param {any} params */
+  function observe(method, params) {
     const main = params.frameId === mainFrameId;
     if (method === "Page.frameScheduledNavigation" && main && params.delay === 0) {
       // A link's navigation runs in a task of its own, possibly just after the click was acknowledged.
@@ -97,6 +108,10 @@ export async function watchOutcome(ctx, tabId, sessionId) {
       return;
     }
     wake();
+  }
+  const offEvent = ctx.cdp.onEvent(tabId, (/** @type {string} */ method, /** @type {any} */ params) => {
+    if (mainFrameId === null) early.push([method, params]);
+    else observe(method, params);
   });
   /** @param {{id?: number, openerTabId?: number}} tab */
   const onCreated = (tab) => {
@@ -212,6 +227,7 @@ export async function watchOutcome(ctx, tabId, sessionId) {
           outcome.dialog = dialogSeen(raced.dialog);
           return { value: undefined, outcome };
         }
+        await mainFrame.catch(() => {});
         const late = await flush(after).catch(() => null);
         if (late) {
           outcome.dialog = dialogSeen(late);

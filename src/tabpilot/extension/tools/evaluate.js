@@ -3,6 +3,7 @@
 import { RpcError } from "../lib/protocol.js";
 import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf } from "../lib/params.js";
 import { withDeadline } from "../lib/deadline.js";
+import { describeDialog } from "../lib/dialogs.js";
 
 const NOT_JSON = /couldn't be returned by value|reference chain is too long/i;
 
@@ -31,17 +32,30 @@ export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   // Not awaited: a page stuck behind a dialog would not answer this either.
   const stop = () => void cdp.send(tab.id, "Runtime.terminateExecution").catch(() => {});
+  // A confirm or prompt the script opens stays open for the agent: say so at once instead of waiting.
+  const dialogOpened = dialogs?.whenOpen(tab.id, dialogs.cursor(tab.id));
+  const opened = dialogOpened?.opened.then((/** @type {any} */ d) => {
+    throw new RpcError("invalid_params", `the expression opened a ${describeDialog(d)} dialog; it goes on once the dialog is answered`, "dialog_open", {
+      tab_id: tab.id,
+      dialog: { type: d.type, message: d.message, default_prompt: d.default_prompt },
+      hint: "Answer it with `tabpilot dialog accept` (add --text for a prompt) or `tabpilot dialog dismiss`.",
+    });
+  });
+  opened?.catch(() => {});
   let reply;
   try {
     // CDP's own timeout stops a busy script; ours also covers a promise that never settles.
+    const evaluation = cdp.send(tab.id, "Runtime.evaluate", {
+      expression,
+      returnByValue: true,
+      awaitPromise,
+      userGesture: true,
+      ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
+    });
+    // Its answer comes after the dialog is answered, if ever; nobody waits for it then.
+    evaluation.catch(() => {});
     reply = await withDeadline(
-      cdp.send(tab.id, "Runtime.evaluate", {
-        expression,
-        returnByValue: true,
-        awaitPromise,
-        userGesture: true,
-        ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
-      }),
+      opened ? Promise.race([evaluation, opened]) : evaluation,
       {
         signal,
         timeoutMs,
@@ -50,13 +64,14 @@ export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
           return new RpcError("timeout", `the expression did not finish within ${timeoutMs} ms`, undefined, {
             tab_id: tab.id,
             hint: dialog
-              ? `A ${dialog.type} dialog ("${dialog.message.slice(0, 80)}") is open on the tab and blocks it; the person must answer it.`
+              ? `A ${describeDialog(dialog)} dialog is open on the tab and blocks it: answer it with \`tabpilot dialog accept\` or \`tabpilot dialog dismiss\`.`
               : "Make the script faster, or pass a longer timeout_ms.",
           });
         },
       },
     );
   } catch (err) {
+    if (err instanceof RpcError && err.reason === "dialog_open") throw err;
     if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) stop();
     if (err instanceof RpcError && NOT_JSON.test(err.message)) {
       // The script ran; its result just cannot travel as JSON: the agent's to fix, not a browser fault.
@@ -66,6 +81,8 @@ export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
       });
     }
     throw err;
+  } finally {
+    dialogOpened?.cancel();
   }
   if (reply.exceptionDetails) return { tab_id: tab.id, ok: false, exception: describeException(reply.exceptionDetails) };
   return { tab_id: tab.id, ok: true, value: valueOf(reply.result) };
