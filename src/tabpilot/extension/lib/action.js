@@ -10,7 +10,7 @@ import { nameOf } from "./actionability.js";
 export const ACTION_TIMEOUT_MS = 5000;
 const AFTER = ["snapshot", "diff"];
 
-/** Tabs whose page was told it has the focus, until the debugger lets go of them. */
+/** Per CDP client (one per service worker): tabs told they have the focus, until the debugger lets go. */
 const focusEmulated = new WeakMap();
 
 /**
@@ -57,7 +57,7 @@ export function targetInfo(t) {
  * @param {Record<string, any>} result
  */
 export async function finishAction(ctx, params, tabId, result) {
-  if (params.after === undefined || result.dialog?.handled === "open") return result;
   // A dialog left open blocks the page: no snapshot until it is answered.
+  if (params.after === undefined || result.dialog?.handled === "open") return result;
   return { ...result, snapshot: await afterAction(ctx, tabId, params.after) };
 }

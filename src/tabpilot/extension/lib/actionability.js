@@ -226,7 +226,7 @@ const CONTROL_ROLE = controlRoleInPage.toString();
 // ── In the service worker ───────────────────────────────────────────────────────────────────────────
 
 /** @param {{role: string, name: string, text: string, tag: string}} c */
-export function describeCover(c) {
+function describeCover(c) {
   const what = c.role ? `${c.role}${c.name ? ` ${JSON.stringify(c.name)}` : ""}` : c.tag;
   return c.text ? `${what} (${JSON.stringify(c.text)})` : what;
 }

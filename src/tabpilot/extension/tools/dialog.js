@@ -3,9 +3,9 @@
 import { RpcError } from "../lib/protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "../lib/params.js";
 import { watchOutcome } from "../lib/outcome.js";
+import { ACTION_TIMEOUT_MS } from "../lib/action.js";
 
 const ACTIONS = ["accept", "dismiss", "status"];
-const DEFAULT_TIMEOUT_MS = 5000;
 
 /** @type {import("../lib/dispatcher.js").Handler} */
 export async function dialog(params, ctx) {
@@ -14,7 +14,7 @@ export async function dialog(params, ctx) {
   if (params.text !== undefined && (typeof params.text !== "string" || action !== "accept")) {
     throw new RpcError("invalid_params", "text must be a string, and only goes with accept (the answer to a prompt)");
   }
-  const timeoutMs = timeoutOf(params, DEFAULT_TIMEOUT_MS);
+  const timeoutMs = timeoutOf(params, ACTION_TIMEOUT_MS);
   const deadline = Date.now() + timeoutMs;
   const sessionId = sessionIdOf(params);
   const tab = await ctx.sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true });

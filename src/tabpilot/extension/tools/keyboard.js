@@ -6,7 +6,7 @@ import { actionable, release } from "../lib/actionability.js";
 import { keys, type as typeText } from "../lib/input.js";
 import { parseCombo, comboEvents, textEvents } from "../lib/keys.js";
 import { watchOutcome } from "../lib/outcome.js";
-import { beginAction, finishAction, targetInfo } from "../lib/action.js";
+import { beginAction, finishAction, targetInfo, ACTION_TIMEOUT_MS } from "../lib/action.js";
 
 /** Editing shortcuts differ on macOS (Meta, and native editing commands). */
 const PLATFORM = /mac/i.test(/** @type {any} */ (globalThis.navigator)?.userAgentData?.platform ?? globalThis.navigator?.platform ?? "") ? "mac" : "";
@@ -50,7 +50,7 @@ export async function type(params, ctx) {
   const delayMs = params.delay_ms ?? 0;
   if (!Number.isSafeInteger(delayMs) || delayMs < 0) throw new RpcError("invalid_params", "delay_ms must be a non-negative integer");
   const groups = textEvents(text);
-  const action = await beginAction(params, ctx, { defaultTimeoutMs: 5000 + delayMs * groups.length });
+  const action = await beginAction(params, ctx, { defaultTimeoutMs: ACTION_TIMEOUT_MS + delayMs * groups.length });
   const target = await focusTarget(params, ctx, action, true);
   const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
   const { outcome } = await watch.settle(typeText(action.send, groups, { delayMs, signal: ctx.signal }), { deadline: action.deadline, signal: ctx.signal });
