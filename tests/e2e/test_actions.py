@@ -112,6 +112,9 @@ def test_a_ref_survives_a_snapshot_and_goes_stale_with_its_element(tp: Tabpilot,
     assert page_value(tp, "!!document.getElementById('remove-me')") is False
     stale = failed(tp.run("click", ref, "--json", check=False), 1)
     assert stale["reason"] == "ref_stale" and stale["hint"]
+    assert tp.run("wait", "--gone", ref).code == 0
+    never = tp.run("wait", "--selector", ref, "--json", check=False)
+    assert failed(never, 1)["reason"] == "ref_stale" and never.seconds < 5
 
 
 def test_click_options_reach_the_page(tp: Tabpilot, pages: PageServer) -> None:

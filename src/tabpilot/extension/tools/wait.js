@@ -30,7 +30,8 @@ export function urlMatcher(pattern) {
 }
 
 /**
- * One look at an element target: "visible", "hidden" or "absent" (with what was found).
+ * One look at an element target: "visible", "hidden", "absent", or "stale" (a ref whose element is
+ * gone for good), with what was found.
  * @param {Record<string, any>} ctx @param {number} tabId @param {string} raw
  */
 async function lookAt(ctx, tabId, raw) {
@@ -39,6 +40,7 @@ async function lookAt(ctx, tabId, raw) {
     target = await resolveTarget(ctx, tabId, raw);
   } catch (err) {
     if (err instanceof RpcError && err.reason && FINAL_REASONS.has(err.reason)) throw err;
+    if (err instanceof RpcError && err.reason === "ref_stale") return { state: "stale", seen: null, error: err };
     if (err instanceof RpcError && err.code === "not_found") return { state: "absent", seen: null };
     throw err;
   }
@@ -118,6 +120,8 @@ export async function wait(params, ctx) {
       seen = `${name} is still visible`;
       return look.state === "visible" ? null : {};
     }
+    // A ref whose element is gone will not come back.
+    if (look.state === "stale") throw look.error;
     seen = look.state === "absent" ? "nothing matches yet" : `${name} is there but hidden`;
     return look.state === "visible" && look.seen ? { target: { ref: look.seen.ref, label: look.seen.label, name } } : null;
   }
