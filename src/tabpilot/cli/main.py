@@ -123,6 +123,29 @@ def verb_of(argv: list[str]) -> str | None:
     return None
 
 
+class _Discard:
+    """Stands in for the parsers of the other verbs of a family: accepts every call, builds nothing."""
+
+    def __getattr__(self, name: str) -> _Discard:
+        return self
+
+    def __call__(self, *args: object, **kwargs: object) -> _Discard:
+        return self
+
+
+class _OneVerb:
+    """A subparsers action that really builds only one verb (a family registers several)."""
+
+    def __init__(self, sub: Any, verb: str) -> None:
+        self._sub = sub
+        self._verb = verb
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name == self._verb or self._verb in kwargs.get("aliases", ()):
+            return self._sub.add_parser(name, **kwargs)
+        return _Discard()
+
+
 def build_parser(argv: list[str] | None = None) -> Parser:
     """The parser; given argv with a known verb, only that verb's family is registered."""
     common = _common_options()
@@ -135,11 +158,14 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
     sub.required = True
-    family = VERB_FAMILIES.get(verb_of(argv)) if argv is not None else None
+    verb = verb_of(argv) if argv is not None else None
+    family = VERB_FAMILIES.get(verb) if verb is not None else None
     for name in (family,) if family else FAMILY_ORDER:
         # __import__ (not importlib) so `python -X importtime` accounts for these imports too.
         __import__(f"tabpilot.cli.{name}")
-        sys.modules[f"tabpilot.cli.{name}"].register(sub, common)
+        # Building every parser of a family costs ~5 ms for the action verbs: build the one in use.
+        target = _OneVerb(sub, verb) if family and verb is not None else sub
+        sys.modules[f"tabpilot.cli.{name}"].register(target, common)
     return parser
 
 
