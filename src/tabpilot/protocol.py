@@ -57,6 +57,12 @@ ERROR_CODES = frozenset(ERROR_EXIT_CODES)
 REASONS = frozenset(
     {
         # scope and consent
+        "borrow_denied",
+        "borrow_timeout",
+        "site_blocked",
+        "not_borrowed",
+        "already_borrowed",
+        "help_unavailable",
         "user_interrupt",
         "session_paused",
         "agent_window_scope",
@@ -160,6 +166,9 @@ EXTENSION_METHODS = frozenset(
         "tool.reload",
         "tool.evaluate",
         "tool.screenshot",
+        "tool.tab_borrow",
+        "tool.tab_return",
+        "tool.request_help",
         "tool.snapshot",
         "tool.find",
         "tool.text",

@@ -35,6 +35,12 @@ export const ERROR_CODES = Object.freeze(new Set(Object.keys(ERROR_EXIT_CODES)))
 export const REASONS = Object.freeze(
   new Set([
     "agent_window_scope",
+    "borrow_denied",
+    "borrow_timeout",
+    "site_blocked",
+    "not_borrowed",
+    "already_borrowed",
+    "help_unavailable",
     "user_interrupt",
     "session_paused",
     "borrow_conflict",
@@ -113,6 +119,9 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.reload",
     "tool.evaluate",
     "tool.screenshot",
+    "tool.tab_borrow",
+    "tool.tab_return",
+    "tool.request_help",
     "tool.snapshot",
     "tool.find",
     "tool.text",
