@@ -94,11 +94,13 @@ VERB_FAMILIES = {
     "status": "doctor_commands",
     "batch": "batch_commands",
     "mcp": "mcp_commands",
+    "request-help": "human_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
     "observe_commands",
     "action_commands",
+    "human_commands",
     "session_commands",
     "browser_commands",
     "skill_commands",
