@@ -380,6 +380,12 @@ function searchInPage(kind, query, exact, visibleOnly) {
     if (act && act !== el && (exact ? norm(textOf(act)) === want : contains(textOf(act)))) el = act;
     if (!hits.includes(el)) hits.push(el);
   }
+  if (!exact) {
+    // text=count should mean the button "Count", not a paragraph that "counts": an element whose whole
+    // text is the query comes first, then what can be acted on, then document order.
+    const rank = (/** @type {Element} */ el) => (norm(textOf(el)).toLowerCase() === want ? 0 : 2) + (el.matches(ACTIONABLE) ? 0 : 1);
+    hits.sort((a, b) => rank(a) - rank(b));
+  }
   return pick();
 }
 
