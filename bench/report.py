@@ -207,7 +207,26 @@ def peer(records: list[Record], markdown: bool = False) -> str:
     )
 
 
+def agents(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, metrics in _by_case(records, "agents").items():
+        for metric, r in metrics.items():
+            if not r.available:
+                rows.append([case, r.note or "n/a"])
+                continue
+            rows.append(
+                [
+                    case,
+                    f"{count(r)} tokens" if metric == "tokens" else f"{number(r.median)} ms",
+                    "" if metric == "tokens" else f"{number(r.p95)} ms",
+                    f"{ratio(r)} {r.baseline}" if r.ratio is not None else "",
+                ]
+            )
+    return render("Skill, MCP and batch", ["case", "median", "p95", "vs baseline"], rows, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
+    "agents": agents,
     "latency": latency,
     "snapshots": snapshots,
     "memory": memory,

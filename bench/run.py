@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import latency, memory, parallel, peer, report, snapshots
+from bench import agents, latency, memory, parallel, peer, report, snapshots
 from bench.machine import describe, one_line
 from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "peer", "memory")
+SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             "latency": run_latency,
             "snapshots": lambda rig: snapshots.run(rig, pages, plan.snapshots),
             "parallel": lambda rig: parallel.run(rig, plan.parallel_s),
+            "agents": lambda rig: agents.run(rig, 100 if not args.quick else 10),
             "peer": run_peer,
             "memory": run_memory,
         }
