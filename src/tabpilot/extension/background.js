@@ -15,6 +15,9 @@ import { createConsoleLog } from "./lib/console-log.js";
 import { registerKeepalive } from "./lib/keepalive.js";
 import { registerPopupBridge } from "./lib/popup-bridge.js";
 import { browserInfo } from "./lib/browser-info.js";
+import { createOverlay } from "./lib/overlay.js";
+import { createNotify } from "./lib/notify.js";
+import { RpcError } from "./lib/protocol.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -46,7 +49,30 @@ const sessions = createSessionManager({
   beforeStop: (tabIds) => dialogs.dismissAll(tabIds),
 });
 
-const dispatcher = createDispatcher({ context: { sessions, cdp, dialogs, tabs: chrome.tabs, frames, refs, snapshots, consoleLog } });
+const overlay = createOverlay({ tabs: chrome.tabs, runtime: chrome.runtime, sessions });
+const notify = createNotify({ notifications: chrome.notifications, iconUrl: chrome.runtime.getURL("icons/icon-128.png") });
+
+const dispatcher = createDispatcher({
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, frames, refs, snapshots, consoleLog, overlay, notify },
+  onRequest: (method, params) => {
+    if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
+  },
+});
+
+// The person's Stop (in a page or the popup): the daemon ends the session's running and queued calls and
+// pauses it; what runs here ends at once rather than when the daemon's cancel arrives.
+overlay.onStop((sessionId) => {
+  connection.emit("session.user_interrupt", { session_id: sessionId });
+  dispatcher.abortSession(
+    sessionId,
+    new RpcError("user_aborted", "stopped: the person pressed Stop", "user_interrupt", {
+      hint: "the person stopped you; ask them before continuing, then run `tabpilot session resume`",
+    }),
+  );
+});
+overlay.onResume((sessionId) => connection.emit("session.user_resume", { session_id: sessionId }));
+// Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
+void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 
 const transport = createTransport({ url: () => connection.url() });
 

@@ -75,30 +75,36 @@ function toRpcError(err, signal) {
 }
 
 /**
- * @param {{handlers?: Readonly<Record<string, Handler>>, context: Record<string, any>, log?: Pick<Console, "warn">}} deps
+ * @param {{handlers?: Readonly<Record<string, Handler>>, context: Record<string, any>, log?: Pick<Console, "warn">,
+ *          onRequest?: (method: string, params: Record<string, any>) => void}} deps
+ *   onRequest: sees each request before its handler runs (a tool call for a session means the daemon let it run)
  */
-export function createDispatcher({ handlers = METHODS, context, log = console }) {
-  /** @type {Map<string, AbortController>} */
+export function createDispatcher({ handlers = METHODS, context, log = console, onRequest = () => {} }) {
+  /** @type {Map<string, {controller: AbortController, sessionId: unknown}>} */
   const inflight = new Map();
   let authenticated = false;
 
   /**
    * @param {string} id
+   * @param {string} method
    * @param {Handler} handler
    * @param {Record<string, any>} params
    * @param {(frame: unknown) => void} send
    */
-  async function run(id, handler, params, send) {
+  async function run(id, method, handler, params, send) {
     const controller = new AbortController();
-    inflight.set(id, controller);
+    inflight.set(id, { controller, sessionId: params.session_id });
     const { signal } = controller;
+    /** Run when the request is over, however it ended (e.g. take the input shield down). @type {(() => void)[]} */
+    const atEnd = [];
     // Handlers compensate on abort themselves (close the window they opened, stop loading …);
     // racing here makes even a slow handler answer `cancelled` promptly.
     const aborted = new Promise((_, reject) => {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     try {
-      const result = await Promise.race([Promise.resolve().then(() => handler(params, { ...context, signal })), aborted]);
+      const ctx = { ...context, signal, method, atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn) };
+      const result = await Promise.race([Promise.resolve().then(() => handler(params, ctx)), aborted]);
       send(response(id, result ?? null));
     } catch (err) {
       const rpcError = toRpcError(err, signal);
@@ -106,6 +112,13 @@ export function createDispatcher({ handlers = METHODS, context, log = console })
       send(errorResponse(id, rpcError));
     } finally {
       inflight.delete(id);
+      for (const fn of atEnd) {
+        try {
+          fn();
+        } catch (err) {
+          log.warn(`tabpilot: cleaning up after ${id} failed`, err);
+        }
+      }
     }
   }
 
@@ -118,7 +131,12 @@ export function createDispatcher({ handlers = METHODS, context, log = console })
 
     /** Abort every in-flight request (their answers can no longer reach the daemon). */
     abortAll(why = "connection closed") {
-      for (const controller of inflight.values()) controller.abort(cancelledError(why));
+      for (const { controller } of inflight.values()) controller.abort(cancelledError(why));
+    },
+
+    /** Abort the in-flight requests of one session with `error` (the person pressed Stop). @param {string} sessionId @param {RpcError} error */
+    abortSession(sessionId, error) {
+      for (const { controller, sessionId: owner } of inflight.values()) if (owner === sessionId) controller.abort(error);
     },
 
     /**
@@ -138,7 +156,7 @@ export function createDispatcher({ handlers = METHODS, context, log = console })
         const target = typeof params.rpc_id === "string" ? inflight.get(params.rpc_id) : undefined;
         // Ack first: the cancelled request answers on a later microtask.
         send(response(id, { cancelled: target !== undefined }));
-        target?.abort(cancelledError("cancelled by the daemon"));
+        target?.controller.abort(cancelledError("cancelled by the daemon"));
         return true;
       }
       if (inflight.has(id)) {
@@ -150,7 +168,8 @@ export function createDispatcher({ handlers = METHODS, context, log = console })
         send(errorResponse(id, new RpcError("unknown_method", `${method} is not implemented by this extension`)));
         return true;
       }
-      void run(id, handler, params, send);
+      onRequest(method, params);
+      void run(id, method, handler, params, send);
       return true;
     },
   };

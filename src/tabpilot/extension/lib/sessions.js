@@ -197,6 +197,12 @@ export function createSessionManager({ windows, tabs, storage, cdp, emit, guard 
     get,
     tabs: sessionTabs,
 
+    /** The session a tab belongs to (it is in its Agent Window, or one of its extra tabs), or null. @param {Tab} tab */
+    async ownerOf(tab) {
+      await ready;
+      return sessionOfTab(tab)?.[0] ?? null;
+    },
+
     /**
      * Open the session's Agent Window without taking focus from the person.
      * @param {string} sessionId

@@ -1,0 +1,360 @@
+// @ts-check
+// The service-worker side of what the person sees in a page the agent works in (content/overlay.js,
+// the content script of every http(s) page's top frame): the badge with the session's name, what the
+// agent is doing and a Stop button; the input shield while an action runs; the borrow prompt; the
+// help panel. A page without the content script (about:blank, chrome://, a PDF, a page being replaced)
+// shows nothing, and every call here still settles: the overlay is best effort, consent is not (an ask
+// nobody can see ends as "unavailable" or "timeout", never as a yes).
+//
+// Messages to a page go to its top frame (chrome.tabs.sendMessage); pages talk back with
+// chrome.runtime.sendMessage, and the sender's tab, not anything the message says, decides which
+// session and which request an answer is for.
+
+/**
+ * @typedef {{addListener(fn: (...args: any[]) => any): void}} ChromeEvent
+ * @typedef {{id?: number, windowId?: number}} Tab
+ * @typedef {{
+ *   sendMessage(tabId: number, message: unknown, options?: {frameId?: number}): Promise<any>,
+ *   onRemoved: ChromeEvent,
+ * }} TabsApi
+ * @typedef {{id: string, onMessage: ChromeEvent}} RuntimeApi
+ * @typedef {{
+ *   ownerOf(tab: Tab): Promise<string | null>,
+ *   tabs(sessionId: string): Promise<{id: number}[]>,
+ * }} SessionsLike
+ * @typedef {{x: number, y: number}} Point
+ * @typedef {{x: number, y: number, width: number, height: number}} Rect  in the top document (CSS px, page coordinates)
+ * @typedef {"allow" | "deny" | "timeout" | "unavailable"} BorrowAnswer
+ * @typedef {{outcome: "continued" | "cancelled" | "timeout" | "unavailable", note?: string}} HelpAnswer
+ * @typedef {(method: string, params: any) => Promise<any>} Send
+ */
+
+/** The longest activity line a badge shows. */
+const MAX_ACTIVITY = 120;
+/** Longest texts taken from the agent for a prompt or panel (the page layout must not be at its mercy). */
+const MAX_REASON = 300;
+const MAX_PROMPT = 2000;
+const MAX_TITLE = 120;
+
+/** @param {unknown} text @param {number} max */
+function clip(text, max) {
+  const s = String(text ?? "").replace(/\s+/g, " ").trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/**
+ * Register in the worker's first turn (it listens to messages from pages).
+ * @param {{tabs: TabsApi, runtime: RuntimeApi, sessions: SessionsLike, log?: Pick<Console, "warn">}} deps
+ */
+export function createOverlay({ tabs, runtime, sessions, log = console }) {
+  /** What the agent is doing in each tab, so a page that reloads shows it again. @type {Map<number, string>} */
+  const activities = new Map();
+  /** Sessions the person stopped and nobody resumed yet. @type {Set<string>} */
+  const paused = new Set();
+  /** Where the agent's pointer is in each tab: the shield leaves that point free, so the hover stays. @type {Map<number, Point>} */
+  const pointers = new Map();
+  /** @type {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} */
+  const borrowAsks = new Map();
+  /** @type {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} */
+  const helpAsks = new Map();
+  /** @type {Set<(sessionId: string, tabId: number | null) => void>} */
+  const stopListeners = new Set();
+  /** @type {Set<(sessionId: string) => void>} */
+  const resumeListeners = new Set();
+
+  runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
+    // Only our content script in a tab's top frame speaks for a page.
+    if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id) || sender.frameId !== 0) return false;
+    const answer = fromPage(message, sender.tab);
+    if (answer === undefined) return false;
+    answer.then(reply, (err) => {
+      log.warn("tabpilot: overlay message failed", err);
+      reply(null);
+    });
+    return true;
+  });
+  tabs.onRemoved.addListener((/** @type {number} */ tabId) => {
+    activities.delete(tabId);
+    pointers.delete(tabId);
+  });
+
+  /**
+   * A message from a page, answered (a promise) or not ours (undefined).
+   * @param {any} message @param {Tab & {id: number}} tab
+   */
+  function fromPage(message, tab) {
+    switch (message?.kind) {
+      case "overlay.hello":
+        return hello(tab);
+      case "overlay.stop":
+        return sessions.ownerOf(tab).then((id) => (id ? (stop(id, tab.id), { ok: true }) : { ok: false }));
+      case "overlay.resume":
+        return sessions.ownerOf(tab).then((id) => (id ? (resume(id), { ok: true }) : { ok: false }));
+      case "overlay.borrow_answer":
+        return Promise.resolve(settleFromPage(borrowAsks, message.request_id, tab.id, ["allow", "deny"].includes(message.answer) ? message.answer : null));
+      case "overlay.help_answer": {
+        const outcome = ["continued", "cancelled"].includes(message.outcome) ? message.outcome : null;
+        const note = typeof message.note === "string" && message.note.trim() ? message.note.slice(0, 2000) : undefined;
+        return Promise.resolve(settleFromPage(helpAsks, message.request_id, tab.id, outcome && { outcome, ...(note ? { note } : {}) }));
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * An answer counts only from the tab that was asked.
+   * @param {Map<string, {tabId: number, answer: (a: any) => void}>} asks @param {unknown} requestId @param {number} tabId @param {unknown} value
+   */
+  function settleFromPage(asks, requestId, tabId, value) {
+    const ask = typeof requestId === "string" ? asks.get(requestId) : undefined;
+    if (!ask || ask.tabId !== tabId || value === null) return { ok: false };
+    ask.answer(value);
+    return { ok: true };
+  }
+
+  /** What a page that just started should show. @param {Tab & {id: number}} tab */
+  async function hello(tab) {
+    const sessionId = await sessions.ownerOf(tab);
+    const find = (/** @type {Map<string, {tabId: number, view: Record<string, unknown>}>} */ asks) =>
+      [...asks.values()].find((a) => a.tabId === tab.id)?.view ?? null;
+    return { session: sessionId ? badgeOf(sessionId, tab.id) : null, borrow: find(borrowAsks), help: find(helpAsks) };
+  }
+
+  /** @param {string} sessionId @param {number} tabId */
+  function badgeOf(sessionId, tabId) {
+    return { id: sessionId, paused: paused.has(sessionId), activity: activities.get(tabId) ?? "" };
+  }
+
+  /**
+   * Send to the page's content script; resolves its reply, or undefined when there is none.
+   * @param {number} tabId @param {Record<string, unknown>} message
+   */
+  function post(tabId, message) {
+    try {
+      return Promise.resolve(tabs.sendMessage(tabId, message, { frameId: 0 })).catch(() => undefined);
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  }
+
+  /** @param {string} sessionId */
+  async function refreshSession(sessionId) {
+    const list = await sessions.tabs(sessionId).catch(() => []);
+    await Promise.all(list.map((t) => post(t.id, { kind: "state", session: badgeOf(sessionId, t.id) })));
+  }
+
+  /** @param {string} sessionId @param {number | null} tabId the tab whose Stop was pressed (null: the popup) */
+  function stop(sessionId, tabId) {
+    paused.add(sessionId);
+    for (const fn of [...stopListeners]) fn(sessionId, tabId);
+    void refreshSession(sessionId);
+  }
+
+  /** @param {string} sessionId */
+  function resume(sessionId) {
+    if (!paused.delete(sessionId)) return;
+    for (const fn of [...resumeListeners]) fn(sessionId);
+    void refreshSession(sessionId);
+  }
+
+  /**
+   * Ask in the page, until an answer, the timeout or the abort; the content script re-shows a pending
+   * ask after the page navigates (see hello).
+   * @template T
+   * @param {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} asks
+   * @param {number} tabId @param {string} requestId @param {Record<string, unknown>} view what the page shows
+   * @param {{timeoutMs: number, signal?: AbortSignal, onTimeout: T, onAbort: T, onUnshown?: T}} how
+   *   onUnshown: the answer when the page cannot show it (no content script)
+   * @returns {Promise<any>}
+   */
+  function ask(asks, tabId, requestId, view, { timeoutMs, signal, onTimeout, onAbort, onUnshown }) {
+    if (asks.has(requestId)) return Promise.reject(new Error(`request ${requestId} is already asked`));
+    if (signal?.aborted) return Promise.resolve(onAbort);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => answer(onTimeout), timeoutMs);
+      const aborted = () => answer(onAbort);
+      const entry = { tabId, view: { ...view, request_id: requestId, deadline: Date.now() + timeoutMs }, answer };
+      /** @param {any} value */
+      function answer(value) {
+        if (asks.get(requestId) !== entry) return;
+        asks.delete(requestId);
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", aborted);
+        void post(tabId, { kind: "ask_end", request_id: requestId });
+        resolve(value);
+      }
+      asks.set(requestId, entry);
+      signal?.addEventListener("abort", aborted, { once: true });
+      void post(tabId, { kind: asks === borrowAsks ? "borrow" : "help", ask: entry.view }).then((r) => {
+        if (r?.shown !== true && onUnshown !== undefined) answer(onUnshown);
+      });
+    });
+  }
+
+  return {
+    /**
+     * Show the badge in a tab of a session (e.g. a tab just borrowed). Best effort.
+     * @param {number} tabId @param {string} sessionId
+     */
+    async activate(tabId, sessionId) {
+      await post(tabId, { kind: "state", session: badgeOf(sessionId, tabId) });
+    },
+
+    /** Take the badge and the shield off a tab (e.g. a tab given back). @param {number} tabId */
+    async deactivate(tabId) {
+      activities.delete(tabId);
+      pointers.delete(tabId);
+      await post(tabId, { kind: "state", session: null });
+    },
+
+    /** What the agent is doing now, e.g. `click button "Save"`. Fire and forget. @param {number} tabId @param {string} text */
+    activity(tabId, text) {
+      const line = clip(text, MAX_ACTIVITY);
+      activities.set(tabId, line);
+      void post(tabId, { kind: "activity", text: line });
+    },
+
+    /**
+     * Put the input shield up over a tab while an action runs: the person's pointer and keys do not
+     * reach the page. The agent's own input goes through `gate(send)`: each gesture opens the shield
+     * for itself (one round trip to the page) and it closes again once the gesture was handled.
+     * @param {number} tabId
+     */
+    shield(tabId) {
+      const up = post(tabId, { kind: "shield", on: true, hole: pointers.get(tabId) ?? null }).then((r) => r?.ok === true);
+      /** @type {Promise<unknown> | null} */
+      let passing = null;
+      let inFlight = 0;
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let closing;
+      let done = false;
+      return {
+        /** @param {Send} send @returns {Send} */
+        gate(send) {
+          return async (method, params) => {
+            if (done || !method.startsWith("Input.")) return send(method, params);
+            if (method === "Input.dispatchMouseEvent") pointers.set(tabId, { x: params.x, y: params.y });
+            inFlight++;
+            clearTimeout(closing);
+            try {
+              passing ??= up.then((isUp) => isUp && post(tabId, { kind: "pass", open: true }));
+              await passing;
+              return await send(method, params);
+            } finally {
+              // Closed once the gesture is over; the next command of a multi-step gesture reopens it at no cost.
+              if (--inFlight === 0) {
+                closing = setTimeout(() => {
+                  passing = null;
+                  if (!done) void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
+                }, 0);
+              }
+            }
+          };
+        },
+        /** Take the shield down (the action is over, however it ended). */
+        release() {
+          done = true;
+          clearTimeout(closing);
+          void up.then((isUp) => isUp && post(tabId, { kind: "shield", on: false }));
+        },
+      };
+    },
+
+    /**
+     * Run `fn` with the shield up (see shield); fn gets the gate for its input.
+     * @template T @param {number} tabId @param {(gate: (send: Send) => Send) => Promise<T>} fn @returns {Promise<T>}
+     */
+    async around(tabId, fn) {
+      const shield = this.shield(tabId);
+      try {
+        return await fn((send) => shield.gate(send));
+      } finally {
+        shield.release();
+      }
+    },
+
+    /**
+     * Run `fn` with the overlay out of sight (a screenshot must show the page only).
+     * @template T @param {number} tabId @param {() => Promise<T>} fn @returns {Promise<T>}
+     */
+    async hidden(tabId, fn) {
+      const hid = (await post(tabId, { kind: "hide", hidden: true }))?.ok === true;
+      try {
+        return await fn();
+      } finally {
+        if (hid) void post(tabId, { kind: "hide", hidden: false });
+      }
+    },
+
+    /**
+     * Ask the person in the page whether the session may borrow this tab. "unavailable": the page
+     * cannot show it (ask another way); an abort settles "unavailable" too.
+     * @param {number} tabId
+     * @param {{requestId: string, sessionId: string, reason?: string, timeoutMs: number, signal?: AbortSignal}} request
+     * @returns {Promise<BorrowAnswer>}
+     */
+    askBorrow(tabId, { requestId, sessionId, reason, timeoutMs, signal }) {
+      const view = { session_id: sessionId, reason: clip(reason, MAX_REASON) };
+      return ask(borrowAsks, tabId, requestId, view, { timeoutMs, signal, onTimeout: "timeout", onAbort: "unavailable", onUnshown: "unavailable" });
+    },
+
+    /**
+     * Show the help panel until the person answers, the timeout or the abort (settles "cancelled"). It
+     * comes back after the tab navigates; a page that cannot show it leaves the caller to ask another way.
+     * @param {number} tabId
+     * @param {{requestId: string, sessionId: string, title?: string, prompt: string, timeoutMs: number, rects?: Rect[], signal?: AbortSignal}} request
+     * @returns {Promise<HelpAnswer>}
+     */
+    askHelp(tabId, { requestId, sessionId, title, prompt, timeoutMs, rects = [], signal }) {
+      const view = { session_id: sessionId, title: clip(title, MAX_TITLE), prompt: String(prompt).slice(0, MAX_PROMPT), rects };
+      return ask(helpAsks, tabId, requestId, view, { timeoutMs, signal, onTimeout: { outcome: "timeout" }, onAbort: { outcome: "cancelled" } });
+    },
+
+    /**
+     * Can the page show the help panel now (its content script answers)? @param {number} tabId
+     * @returns {Promise<boolean>}
+     */
+    async canShow(tabId) {
+      return (await post(tabId, { kind: "ping" }))?.ok === true;
+    },
+
+    /** New highlight boxes for a help request (the page scrolled or changed). @param {string} requestId @param {Rect[]} rects */
+    helpRects(requestId, rects) {
+      const entry = helpAsks.get(requestId);
+      if (!entry) return;
+      entry.view = { ...entry.view, rects };
+      void post(entry.tabId, { kind: "help_rects", request_id: requestId, rects });
+    },
+
+    /** The person pressed Stop for a session (from a page, or the popup). @param {string} sessionId @param {number | null} [tabId] */
+    stop(sessionId, tabId = null) {
+      stop(sessionId, tabId);
+    },
+
+    /** The person carries on (from a page, or the popup). @param {string} sessionId */
+    resume(sessionId) {
+      resume(sessionId);
+    },
+
+    /** A tool call of the session came in: the agent resumed it (the daemon runs nothing for a paused one). @param {string} sessionId */
+    resumedByAgent(sessionId) {
+      if (paused.delete(sessionId)) void refreshSession(sessionId);
+    },
+
+    /** @param {string} sessionId */
+    isPaused(sessionId) {
+      return paused.has(sessionId);
+    },
+
+    /** @param {(sessionId: string, tabId: number | null) => void} fn */
+    onStop(fn) {
+      stopListeners.add(fn);
+    },
+
+    /** @param {(sessionId: string) => void} fn */
+    onResume(fn) {
+      resumeListeners.add(fn);
+    },
+  };
+}
