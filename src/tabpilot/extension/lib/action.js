@@ -1,7 +1,8 @@
 // @ts-check
 // What every action tool does around its own work: find the tab and the deadline, make the page believe
-// it has the focus (the Agent Window usually does not), and finish the result (the element acted on,
-// the outcome, a snapshot or diff when asked).
+// it has the focus (the Agent Window usually does not), put the person's input shield up until the
+// request ends (the agent's own input goes through its gate) and say in the page what the agent does,
+// and finish the result (the element acted on, the outcome, a snapshot or diff when asked).
 import { RpcError } from "./protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "./params.js";
 import { afterAction } from "./snapshots.js";
@@ -41,9 +42,26 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
   if (params.after !== undefined && !AFTER.includes(params.after)) throw new RpcError("invalid_params", `after must be one of ${AFTER.join(", ")}`);
   const sessionId = sessionIdOf(params);
   const tab = await ctx.sessions.resolveTab(sessionId, optionalTabId(params));
+  /** @type {import("./input.js").Send} */
+  let send = (method, params) => ctx.cdp.send(tab.id, method, params);
+  if (ctx.overlay) {
+    const shield = ctx.overlay.shield(tab.id);
+    ctx.atEnd(() => shield.release());
+    send = shield.gate(send);
+    ctx.overlay.activity(tab.id, activityOf(ctx.method, params));
+  }
   await emulateFocus(ctx, tab.id);
-  const send = (/** @type {string} */ method, /** @type {object} */ params) => ctx.cdp.send(tab.id, method, params);
   return { sessionId, tabId: /** @type {number} */ (tab.id), timeoutMs, deadline, send };
+}
+
+/**
+ * What the badge in the page says the agent does, e.g. `click @e12` (never a value it types).
+ * @param {string | undefined} method @param {Record<string, any>} params
+ */
+export function activityOf(method, params) {
+  const verb = String(method ?? "").replace(/^tool\./, "");
+  const target = params.target ?? params.source ?? (Array.isArray(params.keys) ? params.keys.join(" ") : params.direction ?? params.to);
+  return typeof target === "string" && target ? `${verb} ${target}` : verb;
 }
 
 /** How results name the element: its ref and label. @param {import("./targets.js").ResolvedTarget} t */

@@ -18,7 +18,8 @@
 //                transitions, Web Animations), the same box across the next animation frame; a page
 //                with nothing animating has nothing moving, and costs no frame;             (`pointer`)
 //   8. hit       for pointer actions: the element (or something inside it, or its label) is what the
-//                browser hits at the point — through open shadow roots and same-origin frames.
+//                browser hits at the point — through open shadow roots and same-origin frames, and
+//                through the person's overlay (the badge, the shield), which the gesture passes.
 // Steps 2–8 are one call into the page. The caller then moves the pointer and acts in one go.
 // When time runs out the last thing that was wrong is reported (code timeout): selector_not_found,
 // element_not_visible, element_disabled, element_not_editable, element_not_ready (kept moving or
@@ -164,11 +165,20 @@ async function prepareInPage(opts) {
     for (let n = inner; n; n = up(n)) if (n === outer) return true;
     return false;
   };
+  /**
+   * The topmost element at a point seen from a document or shadow root. The person's overlay is not in
+   * the way: the agent's gesture goes through it. @param {Document | ShadowRoot} scope @param {number} x @param {number} y
+   */
+  const topAt = (scope, x, y) => {
+    const hit = scope.elementFromPoint(x, y);
+    if (!hit || !hit.hasAttribute("data-tabpilot-overlay")) return hit;
+    return scope.elementsFromPoint(x, y).find((e) => !e.hasAttribute("data-tabpilot-overlay")) ?? null;
+  };
   /** The deepest element at a point, looking into open shadow roots. @param {Document} d @param {number} x @param {number} y */
   const deepHit = (d, x, y) => {
-    let hit = d.elementFromPoint(x, y);
+    let hit = topAt(d, x, y);
     while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      const inner = topAt(hit.shadowRoot, x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }

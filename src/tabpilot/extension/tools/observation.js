@@ -144,7 +144,8 @@ export async function screenshot(params, ctx) {
   const extra = {};
   /** @type {Record<string, any>} */
   const request = { format, ...(quality !== undefined ? { quality } : {}) };
-  const work = (async () => {
+  // The person's overlay (the badge) is not part of the page: out of sight while the capture is taken.
+  const shoot = async () => {
     if (ref) {
       const element = await elementClip(ctx, tab.id, ref);
       Object.assign(extra, { label: element.label, ref: element.ref ? `@${element.ref}` : null });
@@ -161,7 +162,8 @@ export async function screenshot(params, ctx) {
     // The viewport by its own clip: a painted capture without one would take the whole page.
     const view = metrics.cssVisualViewport;
     return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
-  })();
+  };
+  const work = ctx.overlay ? ctx.overlay.hidden(tab.id, shoot) : shoot();
   const { data } = await withDeadline(work, {
     signal,
     timeoutMs,
@@ -174,6 +176,41 @@ export async function screenshot(params, ctx) {
   const size = typeof data === "string" ? (format === "png" ? pngSize(data) : jpegSize(data)) : null;
   if (!size) throw new RpcError("cdp_failed", `Page.captureScreenshot returned no ${format}`, undefined, { tab_id: tab.id });
   return { tab_id: tab.id, format, ...size, ...extra, data };
+}
+
+const OVERLAY_TAG = "tabpilot-overlay";
+
+/**
+ * The HTML without the person's overlay (its host element and the shadow root serialised in it).
+ * @param {string} html
+ */
+export function withoutOverlay(html) {
+  const open = `<${OVERLAY_TAG}`;
+  const close = `</${OVERLAY_TAG}>`;
+  let out = "";
+  let at = 0;
+  for (let start = html.indexOf(open); start !== -1; start = html.indexOf(open, at)) {
+    out += html.slice(at, start);
+    // Its end tag, counting any element of the same name inside it.
+    let depth = 0;
+    let i = start;
+    for (;;) {
+      const nextOpen = html.indexOf(open, i + 1);
+      const nextClose = html.indexOf(close, i + 1);
+      if (nextClose === -1) return out;
+      if (nextOpen !== -1 && nextOpen < nextClose) {
+        depth++;
+        i = nextOpen;
+      } else if (depth > 0) {
+        depth--;
+        i = nextClose;
+      } else {
+        at = nextClose + close.length;
+        break;
+      }
+    }
+  }
+  return out + html.slice(at);
 }
 
 /**
@@ -214,6 +251,6 @@ export async function html(params, ctx) {
     return { outerHTML, about };
   })();
   const { outerHTML, about } = await bounded(work, timeoutMs, signal, "html");
-  const cut = cutUtf8(outerHTML, maxBytes);
+  const cut = cutUtf8(withoutOverlay(outerHTML), maxBytes);
   return { tab_id: tab.id, ...about, html: cut.text, bytes: cut.bytes, truncated: cut.truncated };
 }

@@ -97,6 +97,7 @@ export async function wait(params, ctx) {
   const started = Date.now();
   const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   const tabId = /** @type {number} */ (tab.id);
+  ctx.overlay?.activity(tabId, `wait for ${kind} ${value}`);
   const matches = kind === "url" ? urlMatcher(value) : null;
   const load = kind === "load" ? watchLoad(ctx, tabId) : null;
   /** What the last look found, for the timeout message. */
