@@ -1,0 +1,257 @@
+"""The person stays in charge, end to end: the badge in the page (absent from what the agent reads and
+sees), the input shield during actions, Stop and Resume pressed like a person would, and request-help.
+
+"The person" is the test's own connection to the page through the browser's debugging port: it
+clicks and types with real input events where a person would, outside tabpilot.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import PageServer, Tabpilot, wait_until
+from websockets.sync.client import connect
+
+
+class Person:
+    """One page, seen and touched from outside tabpilot."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.n = 0
+
+    def send(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        self.n += 1
+        self.ws.send(json.dumps({"id": self.n, "method": method, "params": params or {}}))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=10))
+            if reply.get("id") == self.n:
+                assert "error" not in reply, reply
+                return reply["result"]
+
+    def eval(self, expression: str) -> Any:
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return result["result"].get("value")
+
+    def overlay_node(self, css_class: str = "", action: str = "") -> dict[str, Any] | None:
+        """A node of the overlay's closed shadow root (the debugging protocol sees through it)."""
+        root = self.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            attrs = dict(zip(node.get("attributes", [])[::2], node.get("attributes", [])[1::2], strict=True))
+            if (css_class and css_class in attrs.get("class", "").split()) or (
+                action and attrs.get("data-action") == action
+            ):
+                return node
+            stack += node.get("children", []) + node.get("shadowRoots", [])
+        return None
+
+    def overlay_text(self, css_class: str) -> str:
+        node = self.overlay_node(css_class)
+        if node is None:
+            return ""
+        parts, stack = [], [node]
+        while stack:
+            n = stack.pop(0)
+            parts.append(n.get("nodeValue", "") if n.get("nodeType") == 3 else "")
+            stack[:0] = n.get("children", [])
+        return "".join(parts)
+
+    def center_of(self, node: dict[str, Any]) -> tuple[float, float]:
+        quad = self.send("DOM.getBoxModel", {"backendNodeId": node["backendNodeId"]})["model"]["border"]
+        return (quad[0] + quad[4]) / 2, (quad[1] + quad[5]) / 2
+
+    def wait_for(self, css_class: str = "", action: str = "", timeout: float = 10) -> tuple[float, float]:
+        node = wait_until(lambda: self.overlay_node(css_class, action), timeout=timeout, interval=0.05)
+        return self.center_of(node)
+
+    def click(self, x: float, y: float) -> None:
+        for kind, buttons in (("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)):
+            self.send(
+                "Input.dispatchMouseEvent",
+                {
+                    "type": kind,
+                    "x": x,
+                    "y": y,
+                    "button": "none" if kind == "mouseMoved" else "left",
+                    "buttons": buttons,
+                    "clickCount": 1,
+                },
+            )
+
+    def type(self, char: str) -> None:
+        self.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": char, "text": char})
+        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": char})
+
+    def element_center(self, selector: str) -> tuple[float, float]:
+        box = self.eval(
+            f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        return box[0], box[1]
+
+
+def png_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
+    """One pixel of an 8-bit RGB(A) PNG, decoded by hand (no imaging library in the test environment)."""
+    data = path.read_bytes()
+    at, idat, header = 8, b"", b""
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        body = data[at + 8 : at + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    width, _, depth, color = struct.unpack(">IIBB", header[:10])
+    assert depth == 8 and color in (2, 6), (depth, color)
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    previous = bytearray(stride)
+    for row in range(y + 1):
+        filt, line = (
+            raw[row * (stride + 1)],
+            bytearray(raw[row * (stride + 1) + 1 : (row + 1) * (stride + 1)]),
+        )
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = previous[i]
+            c = previous[i - bpp] if i >= bpp else 0
+            if filt == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif filt == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif filt == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif filt == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        previous = line
+    r, g, b_ = previous[x * bpp : x * bpp + 3]
+    return r, g, b_
+
+
+FLOOR = (0, 128, 255)
+
+
+def page_target(tp: Tabpilot, url: str) -> dict[str, Any]:
+    return wait_until(lambda: next((t for t in tp.devtools().pages() if t["url"] == url), None))  # type: ignore[no-any-return]
+
+
+@pytest.fixture()
+def person(tp: Tabpilot, pages: PageServer) -> Iterator[Person]:
+    """person.html open in the default session, and the person looking at it (its badge is up)."""
+    url = pages.url("person.html")
+    tp.run("open", url)
+    with connect(page_target(tp, url)["webSocketDebuggerUrl"], max_size=2**26) as ws:
+        who = Person(ws)
+        who.wait_for(action="stop")
+        yield who
+
+
+def page_events(person: Person, kind: str) -> list[Any]:
+    return person.eval(f"__events.filter(e => e.type === {json.dumps(kind)}).map(e => [e.target, e.trusted])")
+
+
+def test_the_badge_is_not_part_of_the_page_the_agent_reads_sees_or_clicks(
+    tp: Tabpilot, person: Person, tmp_path: Path
+) -> None:
+    bx, by = person.wait_for(css_class="badge")
+    # the person sees it (a capture taken from outside shows it over the floor's colour) …
+    shot = tmp_path / "person.png"
+    shot.write_bytes(base64.b64decode(person.send("Page.captureScreenshot")["data"]))
+    assert png_pixel(shot, int(bx), int(by)) != FLOOR
+    # … the agent does not: not in its snapshot, text, html, nor in its screenshot
+    snapshot = tp.run("snapshot").out
+    assert "Floor" in snapshot and "tabpilot" not in snapshot and "Stop" not in snapshot
+    text = tp.run("text").out
+    assert "Plain text of the page." in text and "Stop" not in text
+    html = tp.run("html").out
+    assert 'id="floor"' in html and "tabpilot-overlay" not in html and "data-action" not in html
+    path = Path(tp.run("screenshot", "--out", str(tmp_path / "agent.png")).out.strip())
+    assert png_pixel(path, int(bx), int(by)) == FLOOR
+    # and the badge is back for the person afterwards
+    assert person.overlay_node(css_class="badge") is not None
+    # a click at the badge's place reaches the page's element under it
+    floor_top = person.eval("document.querySelector('#floor').getBoundingClientRect().top")
+    tp.run("click", "#floor", "--at", f"{bx:.0f},{by - floor_top:.0f}")
+    assert page_events(person, "click") == [["floor", True]]
+
+
+def test_the_shield_keeps_the_persons_input_out_while_an_action_runs(tp: Tabpilot, person: Person) -> None:
+    person.eval("document.querySelector('#field').focus()")
+    ox, oy = person.element_center("#other")
+    # the agent's click waits for a button that is still disabled: the shield is up meanwhile
+    click = tp.spawn("click", "#late", "--timeout", "10s")
+    try:
+        person.wait_for(css_class="shield")
+        person.click(ox, oy)
+        person.type("x")
+        assert page_events(person, "click") == []
+        assert person.eval("document.querySelector('#field').value") == ""
+        person.eval("document.querySelector('#late').disabled = false")
+        out, err = click.communicate(timeout=15)
+    finally:
+        click.kill()
+    assert click.returncode == 0, err
+    assert out.strip() == 'clicked button "Late button"'
+    # only the agent's click reached the page; the shield is gone now and the person's input gets through
+    assert page_events(person, "click") == [["late", True]]
+    wait_until(lambda: person.overlay_node(css_class="shield") is None, timeout=5, interval=0.05)
+    person.click(ox, oy)
+    person.eval("document.querySelector('#field').focus()")
+    person.type("y")
+    assert page_events(person, "click") == [["late", True], ["other", True]]
+    assert person.eval("document.querySelector('#field').value") == "y"
+
+
+def test_stop_ends_a_long_wait_within_a_second_and_the_queued_command_never_runs(
+    tp: Tabpilot, person: Person
+) -> None:
+    waiting = tp.spawn("wait", "--selector", "#never", "--timeout", "30s", "--json")
+    queued = None
+    try:
+        wait_until(lambda: "wait for selector #never" in person.overlay_text("badge"), interval=0.05)
+        queued = tp.spawn("eval", "window.__ran = true")
+        wait_until(
+            lambda: tp.run("session", "list", "--json").json["sessions"][0]["pending"] == 1, interval=0.05
+        )
+        x, y = person.wait_for(action="stop")
+        pressed = time.monotonic()
+        person.click(x, y)
+        out, _ = waiting.communicate(timeout=10)
+        took = time.monotonic() - pressed
+        queued_out, queued_err = queued.communicate(timeout=10)
+    finally:
+        waiting.kill()
+        if queued is not None:
+            queued.kill()
+    assert waiting.returncode == 1
+    error = json.loads(out)["error"]
+    assert (error["code"], error["reason"]) == ("user_aborted", "user_interrupt")
+    assert "ask them before continuing" in error["hint"]
+    assert took < 1.0, f"the CLI took {took:.2f} s to end after Stop"
+    assert queued.returncode == 1 and "the person pressed Stop" in queued_err, queued_out
+    # paused: new commands are refused until someone resumes; the page shows Resume
+    refused = tp.run("eval", "1", "--json", check=False)
+    assert refused.code == 1 and refused.json["error"]["reason"] == "session_paused"
+    x, y = person.wait_for(action="resume")
+    person.click(x, y)
+    wait_until(
+        lambda: not tp.run("session", "list", "--json").json["sessions"][0]["paused"],
+        timeout=5,
+        interval=0.05,
+    )
+    assert tp.run("eval", "typeof window.__ran").out.strip() == '"undefined"'
+    person.wait_for(action="stop")
