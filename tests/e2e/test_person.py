@@ -8,9 +8,11 @@ clicks and types with real input events where a person would, outside tabpilot.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import struct
 import time
+import urllib.request
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,8 @@ from typing import Any
 import pytest
 from harness import PageServer, Tabpilot, wait_until
 from websockets.sync.client import connect
+
+EXTENSION_SW = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/background.js"
 
 
 class Person:
@@ -149,13 +153,19 @@ def page_target(tp: Tabpilot, url: str) -> dict[str, Any]:
     return wait_until(lambda: next((t for t in tp.devtools().pages() if t["url"] == url), None))  # type: ignore[no-any-return]
 
 
+@contextlib.contextmanager
+def person_at(tp: Tabpilot, url: str) -> Iterator[Person]:
+    """The person looking at the session's tab showing `url` (the tab keeps its target across navigations)."""
+    with connect(page_target(tp, url)["webSocketDebuggerUrl"], max_size=2**26) as ws:
+        yield Person(ws)
+
+
 @pytest.fixture()
 def person(tp: Tabpilot, pages: PageServer) -> Iterator[Person]:
     """person.html open in the default session, and the person looking at it (its badge is up)."""
     url = pages.url("person.html")
     tp.run("open", url)
-    with connect(page_target(tp, url)["webSocketDebuggerUrl"], max_size=2**26) as ws:
-        who = Person(ws)
+    with person_at(tp, url) as who:
         who.wait_for(action="stop")
         yield who
 
@@ -255,3 +265,143 @@ def test_stop_ends_a_long_wait_within_a_second_and_the_queued_command_never_runs
     )
     assert tp.run("eval", "typeof window.__ran").out.strip() == '"undefined"'
     person.wait_for(action="stop")
+
+
+# ----- request-help ------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def login(tp: Tabpilot, pages: PageServer) -> Iterator[tuple[Person, str]]:
+    url = pages.url("help/login.html")
+    tp.run("open", url)
+    with person_at(tp, url) as who:
+        yield who, url
+
+
+def helped(proc: Any) -> tuple[int, dict[str, Any]]:
+    out, err = proc.communicate(timeout=30)
+    assert out, err
+    return proc.returncode, json.loads(out)
+
+
+def test_help_done_with_a_note_after_a_navigation_continues(tp: Tabpilot, login: tuple[Person, str]) -> None:
+    person, _ = login
+    proc = tp.spawn("request-help", "--prompt", "Please check the page", "--target", "#login", "--json")
+    try:
+        person.wait_for(action="help-done")
+        # the target is outlined where it is, from geometry the extension measured (nothing written in the page)
+        mark = person.center_of(wait_until(lambda: person.overlay_node(css_class="mark"), interval=0.05))
+        login_center = person.element_center("#login")
+        assert abs(mark[0] - login_center[0]) < 2 and abs(mark[1] - login_center[1]) < 2
+        assert person.eval("[...document.querySelector('#login').attributes].map(a => a.name)") == ["id"]
+        # the person goes to another page: the panel follows
+        person.click(*person.element_center("#away"))
+        wait_until(lambda: person.eval("location.pathname") == "/second.html", interval=0.05)
+        person.click(*person.wait_for(css_class="note"))
+        for char in "all good":
+            person.type(char)
+        person.click(*person.wait_for(action="help-done"))
+        code, result = helped(proc)
+    finally:
+        proc.kill()
+    assert code == 0
+    assert result["outcome"] == "continued" and result["note"] == "all good" and result["via"] == "page"
+    assert result["url"].endswith("/second.html") and result["targets"] == [
+        {"target": "#login", "found": True}
+    ]
+    wait_until(lambda: person.overlay_node(css_class="help") is None, timeout=5, interval=0.05)
+
+
+def test_help_cancel_timeout_and_disabled(tp: Tabpilot, login: tuple[Person, str]) -> None:
+    person, _ = login
+    proc = tp.spawn("request-help", "--prompt", "Approve the payment?", "--title", "Payment")
+    try:
+        person.click(*person.wait_for(action="help-cancel"))
+        out, _ = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1
+    assert out.strip() == "cancelled: the person declined; ask them what they want before going on"
+    timed = tp.run("request-help", "--prompt", "Anyone?", "--timeout", "1s", check=False)
+    assert (
+        timed.code == 1
+        and timed.out.strip() == "timed_out: nobody answered within 1s; do not wait for the person"
+    )
+    assert 1 <= timed.seconds < 4
+    assert person.overlay_node(css_class="help") is None
+    tp.extra_env["TABPILOT_REQUEST_HELP"] = "off"
+    try:
+        disabled = tp.run("request-help", "--prompt", "Anyone?", "--json", check=False)
+    finally:
+        del tp.extra_env["TABPILOT_REQUEST_HELP"]
+    assert disabled.code == 1 and disabled.json == {"outcome": "disabled"}
+    assert disabled.seconds < 1.5
+
+
+def test_help_completes_when_the_url_matches_after_two_redirects(
+    tp: Tabpilot, login: tuple[Person, str]
+) -> None:
+    person, _ = login
+    proc = tp.spawn("request-help", "--prompt", "Please log in", "--until-url", "*/help/dashboard*", "--json")
+    try:
+        person.wait_for(action="help-done")
+        person.click(*person.element_center("#login"))
+        code, result = helped(proc)
+    finally:
+        proc.kill()
+    assert code == 0
+    assert result["outcome"] == "completed" and result["until"] == {"url": "*/help/dashboard*"}
+    assert result["url"].endswith("/help/dashboard.html")
+    assert tp.run("eval", "document.title").out.strip() == '"Dashboard"'
+
+
+def test_help_completes_when_the_selector_shows(tp: Tabpilot, login: tuple[Person, str]) -> None:
+    person, _ = login
+    proc = tp.spawn("request-help", "--prompt", "Solve the captcha", "--until-selector", "#welcome")
+    try:
+        person.wait_for(action="help-done")
+        person.click(*person.element_center("#reveal"))
+        out, _ = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and out.strip() == "completed: #welcome is visible"
+
+
+def in_service_worker(tp: Tabpilot, expression: str) -> Any:
+    """Evaluate in the extension's service worker, seen from outside through the browser's debugging port."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{tp.devtools().port}/json/version", timeout=5) as response:
+        endpoint = json.load(response)["webSocketDebuggerUrl"]
+    with connect(endpoint, max_size=2**24) as ws:
+        browser = Person(ws)
+        workers = [t for t in browser.send("Target.getTargets")["targetInfos"] if t["url"] == EXTENSION_SW]
+        session = browser.send("Target.attachToTarget", {"targetId": workers[0]["targetId"], "flatten": True})
+        browser.n += 1
+        ws.send(
+            json.dumps(
+                {
+                    "id": browser.n,
+                    "sessionId": session["sessionId"],
+                    "method": "Runtime.evaluate",
+                    "params": {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                }
+            )
+        )
+        while True:
+            reply = json.loads(ws.recv(timeout=10))
+            if reply.get("id") == browser.n:
+                return reply["result"]["result"].get("value")
+
+
+def test_help_on_a_page_without_the_panel_asks_with_a_notification(tp: Tabpilot) -> None:
+    tp.run("open", "about:blank")
+    notifications = "chrome.notifications.getAll().then((all) => Object.keys(all))"
+    proc = tp.spawn("request-help", "--prompt", "Please look at the browser", "--timeout", "3s")
+    try:
+        shown = wait_until(lambda: in_service_worker(tp, notifications), interval=0.1)
+        out, _ = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert len(shown) == 1 and shown[0].startswith("tp-help:")
+    # nobody answered it: a no, and the notification is gone
+    assert proc.returncode == 1 and out.startswith("timed_out:")
+    assert in_service_worker(tp, notifications) == []

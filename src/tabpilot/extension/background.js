@@ -53,7 +53,7 @@ const overlay = createOverlay({ tabs: chrome.tabs, runtime: chrome.runtime, sess
 const notify = createNotify({ notifications: chrome.notifications, iconUrl: chrome.runtime.getURL("icons/icon-128.png") });
 
 const dispatcher = createDispatcher({
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, frames, refs, snapshots, consoleLog, overlay, notify },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, overlay, notify },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

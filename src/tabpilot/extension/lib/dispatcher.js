@@ -16,6 +16,7 @@ import { scroll } from "../tools/scroll.js";
 import { upload } from "../tools/upload.js";
 import { wait } from "../tools/wait.js";
 import { dialog } from "../tools/dialog.js";
+import { requestHelp } from "../tools/help.js";
 
 /**
  * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
@@ -55,6 +56,7 @@ export const METHODS = Object.freeze({
   "tool.upload": upload,
   "tool.wait": wait,
   "tool.dialog": dialog,
+  "tool.request_help": requestHelp,
 });
 
 function cancelledError(/** @type {string} */ why) {
