@@ -151,3 +151,43 @@ test("responses and events are not requests", () => {
   assert.equal(handle({ event: "e", payload: {} }), false);
   assert.equal(sent.length, 0);
 });
+
+test("abortSession ends one session's requests at once with the given error, not the others'", async () => {
+  const { sent, dispatcher, handle } = setup({ "tool.x": untilAborted });
+  handle({ id: "d-1", method: "tool.x", params: { session_id: "a" } });
+  handle({ id: "d-2", method: "tool.x", params: { session_id: "b" } });
+  handle({ id: "d-3", method: "tool.x", params: { session_id: "a" } });
+  await tick();
+  dispatcher.abortSession("a", new RpcError("user_aborted", "stopped: the person pressed Stop", "user_interrupt"));
+  await tick();
+  assert.deepEqual(
+    sent.map((f) => [f.id, f.error.code, f.error.data.reason]),
+    [["d-1", "user_aborted", "user_interrupt"], ["d-3", "user_aborted", "user_interrupt"]],
+  );
+  dispatcher.abortAll();
+  await tick();
+  assert.equal(sent.at(-1).id, "d-2");
+});
+
+test("what a handler leaves to the end of its request runs however the request ended; onRequest sees each request", async () => {
+  const ran = [];
+  const seen = [];
+  const dispatcher = createDispatcher({
+    handlers: {
+      "tool.ok": (params, ctx) => (ctx.atEnd(() => ran.push(`ok ${ctx.method}`)), { fine: true }),
+      "tool.bad": async (params, ctx) => {
+        ctx.atEnd(() => ran.push("bad"));
+        throw new RpcError("invalid_params", "no");
+      },
+    },
+    context: {},
+    log: quiet,
+    onRequest: (method, params) => seen.push([method, params.session_id]),
+  });
+  dispatcher.setAuthenticated(true);
+  dispatcher.handle({ id: "d-1", method: "tool.ok", params: { session_id: "s" } }, () => {});
+  dispatcher.handle({ id: "d-2", method: "tool.bad", params: {} }, () => {});
+  await tick();
+  assert.deepEqual(ran.sort(), ["bad", "ok tool.ok"]);
+  assert.deepEqual(seen, [["tool.ok", "s"], ["tool.bad", undefined]]);
+});

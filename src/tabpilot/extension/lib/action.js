@@ -60,7 +60,7 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
  */
 export function activityOf(method, params) {
   const verb = String(method ?? "").replace(/^tool\./, "");
-  const target = params.target ?? params.source ?? (Array.isArray(params.keys) ? params.keys.join(" ") : params.direction ?? params.to);
+  const target = params.source ?? params.target ?? (Array.isArray(params.keys) ? params.keys.join(" ") : params.direction ?? params.to);
   return typeof target === "string" && target ? `${verb} ${target}` : verb;
 }
 
