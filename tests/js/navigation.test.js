@@ -258,6 +258,7 @@ test("back with no previous entry is no_history_entry; with one it navigates to 
     cdp,
     sessions: { resolveTab: async () => ({ id: TAB, url: "https://example.com/b" }) },
     tabs: { get: async () => ({ url: "https://example.com/a", title: "A" }) },
+    sites: { refuseDestination: async () => {} },
     signal: new AbortController().signal,
   };
   cdp.replies.set("Page.getNavigationHistory", () => ({ currentIndex: 0, entries: [{ id: 11, url: "https://example.com/b" }] }));

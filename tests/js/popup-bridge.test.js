@@ -51,11 +51,11 @@ test("popup messages are validated before they change anything", async () => {
   assert.deepEqual(c.calls, [["label", "Work"], ["enabled", false], ["port", 41000], ["pair", "ABCDEFGH"]]);
 });
 
-test("the bridge pushes a snapshot on connect and on change, only to our own pages", () => {
+test("the bridge pushes a snapshot on connect and on change, only to our own pages", async () => {
   const c = fakeConnection();
-  const sessions = { list: () => [{ sessionId: "s" }], onChange: () => () => {} };
+  const board = { describe: async () => [{ sessionId: "s" }], onChange: () => () => {}, act: async () => {} };
   const runtime = { getURL: (p) => `chrome-extension://id/${p}`, onConnect: new FakeEvent() };
-  registerPopupBridge(runtime, c, sessions);
+  registerPopupBridge(runtime, c, board);
   const port = (url, name = "popup") => {
     const p = { name, sender: { url }, posted: [], onMessage: new FakeEvent(), onDisconnect: new FakeEvent() };
     p.postMessage = (m) => p.posted.push(m);
@@ -66,11 +66,30 @@ test("the bridge pushes a snapshot on connect and on change, only to our own pag
   assert.equal(page.posted.length, 0);
   const popup = port("chrome-extension://id/popup/popup.html");
   runtime.onConnect.fire(popup);
+  await new Promise((r) => setImmediate(r));
   assert.deepEqual(popup.posted, [{ state: "connected", label: "x", sessions: [{ sessionId: "s" }] }]);
   c.changed();
+  await new Promise((r) => setImmediate(r));
   assert.equal(popup.posted.length, 2);
   popup.onDisconnect.fire();
   assert.equal(c.listenerCount(), 0);
+});
+
+test("session choices from the popup go to the board; connection messages do not", async () => {
+  const c = fakeConnection();
+  const acted = [];
+  const board = { act: async (action, id) => acted.push([action, id]) };
+  for (const message of [
+    { kind: "stop_session", value: "s1" },
+    { kind: "resume_session", value: "s1" },
+    { kind: "show_session", value: "s2" },
+    { kind: "stop_all", value: null },
+    { kind: "set_label", value: "L" },
+  ]) {
+    await applyPopupMessage(c, message, board);
+  }
+  assert.deepEqual(acted, [["stop", "s1"], ["resume", "s1"], ["show", "s2"], ["stop_all", null]]);
+  assert.deepEqual(c.calls, [["label", "L"]]);
 });
 
 test("the keepalive alarm is created every 30 s and only its own alarm reconnects", () => {

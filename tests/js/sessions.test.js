@@ -100,9 +100,16 @@ test("resolveTab: the active tab by default; only the session's tabs by id", asy
   const fresh = browser.addTab(s1.window_id, { active: true });
   assert.equal((await sessions.resolveTab("s1")).id, fresh.id, "current tab follows the active tab");
   assert.equal((await sessions.resolveTab("s1", s1.tab_id)).id, s1.tab_id);
-  for (const foreign of [s2.tab_id, other.id, 9999]) {
+  for (const foreign of [s2.tab_id, 9999]) {
     await assert.rejects(sessions.resolveTab("s1", foreign), { code: "not_found", reason: "unknown_tab" });
   }
+  // The person's own tab: out of scope until borrowed, and the error says how to ask for it.
+  await assert.rejects(sessions.resolveTab("s1", other.id), (err) => {
+    assert.equal(err.code, "permission_denied");
+    assert.equal(err.reason, "agent_window_scope");
+    assert.match(err.data.hint, new RegExp(`tabpilot tab borrow ${other.id}`));
+    return true;
+  });
   await assert.rejects(sessions.resolveTab("nope"), { reason: "unknown_session" });
 });
 
@@ -157,8 +164,8 @@ test("resolveTab asks the guard about the tab unless anyState; stop runs beforeS
     guard(tabId) {
       if (blocked.has(tabId)) throw new Error(`tab ${tabId} is blocked`);
     },
-    async beforeStop(tabIds) {
-      order.push(["beforeStop", tabIds]);
+    async beforeStop(tabIds, sessionId) {
+      order.push(["beforeStop", tabIds, sessionId]);
     },
     log: quiet,
   });
@@ -169,7 +176,39 @@ test("resolveTab asks the guard about the tab unless anyState; stop runs beforeS
   assert.equal((await sessions.resolveTab("s1", tab_id, { anyState: true })).id, tab_id);
   await sessions.stop("s1");
   assert.deepEqual(order, [
-    ["beforeStop", [tab_id]],
+    ["beforeStop", [tab_id], "s1"],
     ["detach", [tab_id]],
   ]);
+});
+
+test("resolveTab has every tab admitted (blocked sites) first: page and frames, the address only, or not at all", async () => {
+  const browser = fakeBrowser();
+  const admitted = [];
+  let refuse = false;
+  const sessions = createSessionManager({
+    windows: browser.chrome.windows,
+    tabs: browser.chrome.tabs,
+    storage: new FakeStorage(),
+    cdp: fakeCdp(),
+    emit() {},
+    guard() {
+      throw new Error("dialog open");
+    },
+    async admit(tab, options) {
+      admitted.push([tab.id, options]);
+      if (refuse) throw new Error("blocked site");
+    },
+    log: quiet,
+  });
+  const { tab_id } = await sessions.start("s1");
+  await sessions.resolveTab("s1", tab_id, { anyState: true });
+  await sessions.resolveTab("s1", tab_id, { anyState: true, sites: "address" });
+  await sessions.resolveTab("s1", tab_id, { anyState: true, sites: "none" });
+  assert.deepEqual(admitted, [
+    [tab_id, { frames: true }],
+    [tab_id, { frames: false }],
+  ]);
+  // A blocked site is refused before the dialog guard is asked.
+  refuse = true;
+  await assert.rejects(sessions.resolveTab("s1", tab_id), /blocked site/);
 });

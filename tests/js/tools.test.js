@@ -36,8 +36,17 @@ function setup({ cdpReply = () => ({}) } = {}) {
     emit() {},
     log: { warn() {} },
   });
-  const ctx = (signal = new AbortController().signal) => ({ sessions, cdp, tabs: browser.chrome.tabs, signal });
-  return { browser, cdp, cdpCalls, sessions, ctx };
+  const blocked = new Set();
+  const sites = {
+    isBlocked: async (url) => blocked.has(url),
+    async refuseDestination(url) {
+      if (blocked.has(url)) throw new RpcError("blocked_site", `${url} is blocked`, "site_blocked");
+    },
+  };
+  const borrowed = new Map();
+  const borrowing = { borrowerOf: (tabId) => borrowed.get(tabId) ?? null };
+  const ctx = (signal = new AbortController().signal) => ({ sessions, cdp, tabs: browser.chrome.tabs, sites, borrowing, signal });
+  return { browser, cdp, cdpCalls, sessions, ctx, blocked, borrowed };
 }
 
 test("session_start and session_stop; bad ids are invalid_params", async () => {
@@ -51,14 +60,47 @@ test("session_start and session_stop; bad ids are invalid_params", async () => {
   await assert.rejects(sessionStop({ session_id: "s1" }, ctx()), { code: "not_found", reason: "unknown_session" });
 });
 
-test("tab_list shows only the session's tabs", async () => {
-  const { browser, ctx } = setup();
-  const { tab_id } = await sessionStart({ session_id: "s1" }, ctx());
-  browser.addTab(browser.addWindow(), { url: "https://theirs.example/" });
+test("tab_list: the session's tabs by default, the person's with scope user (title and address only), never blocked ones", async () => {
+  const { browser, ctx, blocked, borrowed } = setup();
+  const { tab_id, window_id } = await sessionStart({ session_id: "s1" }, ctx());
+  const other = await sessionStart({ session_id: "s2" }, ctx());
+  const theirs = browser.addTab(browser.addWindow(), { url: "https://theirs.example/", title: "Theirs", active: true, status: "loading" });
+  const lent = browser.addTab(window_id, { url: "https://lent.example/", title: "Lent" });
+  borrowed.set(lent.id, "s1");
+  const secret = browser.addTab(browser.addWindow(), { url: "https://bank.example/" });
+  const hidden = browser.addTab(window_id, { url: "https://bank.example/" });
+  blocked.add("https://bank.example/");
   browser.tabs.get(tab_id).status = "loading";
-  assert.deepEqual(await tabList({ session_id: "s1" }, ctx()), {
-    tabs: [{ tab_id, url: "about:blank", title: "", active: true, loading: true }],
+  const own = { tab_id, url: "about:blank", title: "", active: true, loading: true, scope: "agent" };
+  const borrowedEntry = { tab_id: lent.id, url: "https://lent.example/", title: "Lent", active: false, loading: false, scope: "borrowed" };
+  const user = { tab_id: theirs.id, url: "https://theirs.example/", title: "Theirs", scope: "user" };
+  assert.deepEqual(await tabList({ session_id: "s1" }, ctx()), { tabs: [own, borrowedEntry] });
+  assert.deepEqual(await tabList({ session_id: "s1", scope: "user" }, ctx()), { tabs: [user] });
+  const all = (await tabList({ session_id: "s1", scope: "all" }, ctx())).tabs;
+  assert.deepEqual(all, [own, borrowedEntry, user]);
+  for (const id of [other.tab_id, secret.id, hidden.id]) assert.ok(!all.some((t) => t.tab_id === id));
+  await assert.rejects(tabList({ session_id: "s1", scope: "mine" }, ctx()), { code: "invalid_params" });
+});
+
+test("tab_close refuses a borrowed tab: it is given back, not closed", async () => {
+  const { browser, ctx, borrowed } = setup();
+  const { window_id } = await sessionStart({ session_id: "s1" }, ctx());
+  const lent = browser.addTab(window_id, { url: "https://lent.example/" });
+  borrowed.set(lent.id, "s1");
+  await assert.rejects(tabClose({ session_id: "s1", tab_id: lent.id }, ctx()), (err) => {
+    assert.equal(err.code, "invalid_params");
+    assert.match(err.data.hint, new RegExp(`tabpilot tab return ${lent.id}`));
+    return true;
   });
+  assert.ok(browser.tabs.has(lent.id));
+});
+
+test("tab_create refuses a blocked address before opening anything", async () => {
+  const { browser, ctx, blocked } = setup();
+  await sessionStart({ session_id: "s1" }, ctx());
+  blocked.add("https://bank.example/");
+  await assert.rejects(tabCreate({ session_id: "s1", url: "https://bank.example/" }, ctx()), { code: "blocked_site", reason: "site_blocked" });
+  assert.equal(browser.tabs.size, 1);
 });
 
 test("tab_create without a URL opens an active blank tab in the Agent Window", async () => {
@@ -129,7 +171,8 @@ test("tab_select activates a session tab and refuses others", async () => {
   assert.deepEqual(await tabSelect({ session_id: "s1", tab_id }, ctx()), { tab_id, url: "about:blank", title: "" });
   assert.equal((await sessions.resolveTab("s1")).id, tab_id);
   const theirs = browser.addTab(browser.addWindow());
-  await assert.rejects(tabSelect({ session_id: "s1", tab_id: theirs.id }, ctx()), { code: "not_found", reason: "unknown_tab" });
+  await assert.rejects(tabSelect({ session_id: "s1", tab_id: theirs.id }, ctx()), { code: "permission_denied", reason: "agent_window_scope" });
+  await assert.rejects(tabSelect({ session_id: "s1", tab_id: 9999 }, ctx()), { code: "not_found", reason: "unknown_tab" });
   await assert.rejects(tabSelect({ session_id: "s1" }, ctx()), { code: "invalid_params" });
 });
 

@@ -4,16 +4,20 @@
 import { createConfig, fetchManagedConfig } from "./lib/config.js";
 import { createTransport } from "./lib/transport.js";
 import { createConnection } from "./lib/connection.js";
-import { createDispatcher } from "./lib/dispatcher.js";
+import { createDispatcher, METHODS } from "./lib/dispatcher.js";
 import { createCdp } from "./lib/cdp.js";
 import { createDialogs } from "./lib/dialogs.js";
 import { createSessionManager } from "./lib/sessions.js";
+import { createFrameUrls } from "./lib/frame-urls.js";
+import { createSiteGuard } from "./lib/site-guard.js";
+import { createBorrowing } from "./lib/borrowing.js";
 import { createFrames } from "./lib/frames.js";
 import { createRefs } from "./lib/refs.js";
 import { createSnapshots } from "./lib/snapshots.js";
 import { createConsoleLog } from "./lib/console-log.js";
 import { registerKeepalive } from "./lib/keepalive.js";
 import { registerPopupBridge } from "./lib/popup-bridge.js";
+import { createSessionBoard } from "./lib/session-board.js";
 import { browserInfo } from "./lib/browser-info.js";
 import { createOverlay } from "./lib/overlay.js";
 import { createNotify } from "./lib/notify.js";
@@ -27,9 +31,18 @@ const config = createConfig({
 const cdp = createCdp({
   debuggerApi: chrome.debugger,
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
+  setupTarget: (send) => sites.intercept(send),
 });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
+const sites = createSiteGuard({
+  storage: chrome.storage.local,
+  onChanged: chrome.storage.onChanged,
+  cdp,
+  tabs: chrome.tabs,
+  frameUrls: createFrameUrls({ cdp, frames }),
+  mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
+});
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
 const consoleLog = createConsoleLog({
@@ -46,14 +59,31 @@ const sessions = createSessionManager({
   cdp,
   emit: (name, payload) => connection.emit(name, payload),
   guard: (tabId) => dialogs.guard(tabId),
-  beforeStop: (tabIds) => dialogs.dismissAll(tabIds),
+  admit: (tab, options) => sites.admit(tab, options),
+  beforeStop: async (tabIds, sessionId) => {
+    await borrowing.giveBackAll(sessionId);
+    await dialogs.dismissAll(tabIds);
+  },
 });
 
 const overlay = createOverlay({ tabs: chrome.tabs, runtime: chrome.runtime, sessions });
 const notify = createNotify({ notifications: chrome.notifications, iconUrl: chrome.runtime.getURL("icons/icon-128.png") });
+const borrowing = createBorrowing({
+  tabs: chrome.tabs,
+  windows: chrome.windows,
+  recentlyClosed: chrome.sessions,
+  storage: chrome.storage.session,
+  sessions,
+  cdp,
+  dialogs,
+  overlay,
+  notify,
+  sites,
+});
 
 const dispatcher = createDispatcher({
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, overlay, notify },
+  handlers: sites.gate(METHODS),
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, overlay, notify, sites, borrowing },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },
@@ -86,7 +116,11 @@ const connection = createConnection({
 });
 
 registerKeepalive(chrome.alarms, () => connection.ensureConnected());
-registerPopupBridge(chrome.runtime, connection, sessions);
+registerPopupBridge(
+  chrome.runtime,
+  connection,
+  createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
+);
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());
 

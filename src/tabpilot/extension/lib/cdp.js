@@ -45,9 +45,16 @@ const SESSION_GONE = /no session with given id|session (?:with given id )?not fo
 const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] };
 
 /**
- * @param {{debuggerApi: DebuggerApi, tabExists: (tabId: number) => Promise<boolean>, log?: Pick<Console, "warn">}} deps
+ * @param {{
+ *   debuggerApi: DebuggerApi,
+ *   tabExists: (tabId: number) => Promise<boolean>,
+ *   setupTarget?: (send: (method: string, params?: object) => Promise<any>) => Promise<void>,
+ *   log?: Pick<Console, "warn">,
+ * }} deps
+ *   setupTarget: what every target (a tab, an out-of-process frame) gets before anything else once we
+ *   attach to it (the blocked sites' request interception); a tab whose setup fails is not attached
  */
-export function createCdp({ debuggerApi, tabExists, log = console }) {
+export function createCdp({ debuggerApi, tabExists, setupTarget = async () => {}, log = console }) {
   /** @type {Map<number, Promise<void>>} */
   const attachments = new Map();
   /** Why Chrome last ended our session on a tab ("target_closed", "canceled_by_user"). */
@@ -101,6 +108,7 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
     children.set(sessionId, { sessionId, targetId: info.targetId, url: info.url ?? "", parentSessionId });
     const target = { tabId, sessionId };
     void (async () => {
+      await setupTarget((method, commandParams) => debuggerApi.sendCommand(target, method, commandParams));
       for (const [method, commandParams] of [["Runtime.enable", {}], ["Page.enable", {}], ["Target.setAutoAttach", AUTO_ATTACH]]) {
         await debuggerApi.sendCommand(target, method, commandParams);
       }
@@ -177,6 +185,7 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
     }
     detachReasons.delete(tabId);
     try {
+      await setupTarget((method, params) => rawSend(tabId, method, params));
       await rawSend(tabId, "Page.enable");
       await rawSend(tabId, "Runtime.enable");
       await rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true });
@@ -237,6 +246,17 @@ export function createCdp({ debuggerApi, tabExists, log = console }) {
 
     /** @param {number} tabId */
     isAttached: (tabId) => attachments.has(tabId),
+
+    /** Every target we are attached to (or attaching to): the tabs, and the out-of-process frames in them. */
+    targets() {
+      /** @type {{tabId: number, sessionId: string | null}[]} */
+      const out = [];
+      for (const tabId of attachments.keys()) {
+        out.push({ tabId, sessionId: null });
+        for (const child of childSessions.get(tabId)?.values() ?? []) out.push({ tabId, sessionId: child.sessionId });
+      }
+      return out;
+    },
 
     /**
      * The tab's out-of-process frames known right now (each reported before Target.setAutoAttach

@@ -4,6 +4,7 @@
 import { RpcError, classify, response, errorResponse } from "./protocol.js";
 import { sessionStart, sessionStop } from "../tools/session.js";
 import { tabList, tabCreate, tabClose, tabSelect } from "../tools/tabs.js";
+import { tabBorrow, tabReturn } from "../tools/borrow.js";
 import { navigate, navigateBack, navigateForward, reload } from "../tools/navigation.js";
 import { evaluate } from "../tools/evaluate.js";
 import { screenshot, html } from "../tools/observation.js";
@@ -32,6 +33,8 @@ export const METHODS = Object.freeze({
   "tool.tab_create": tabCreate,
   "tool.tab_close": tabClose,
   "tool.tab_select": tabSelect,
+  "tool.tab_borrow": tabBorrow,
+  "tool.tab_return": tabReturn,
   "tool.navigate": navigate,
   "tool.navigate_back": navigateBack,
   "tool.navigate_forward": navigateForward,

@@ -1,5 +1,6 @@
 // @ts-check
-// The service-worker end of the popup's port: pushes status snapshots, applies the person's changes.
+// The service-worker end of the popup's port: pushes status snapshots (the connection and the live
+// sessions), applies the person's changes and choices (Stop, Resume, show a session's window, Stop all).
 import { normalizeCode } from "./auth.js";
 import { isValidPort } from "./config.js";
 
@@ -16,16 +17,29 @@ const CODE_LENGTH = 8;
  *   setPort(port: number): Promise<void>,
  *   pair(code: string): Promise<void>,
  * }} ConnectionLike
- * @typedef {{list(): unknown[], onChange(fn: () => void): () => void}} SessionsLike
+ * @typedef {{
+ *   describe(): Promise<unknown[]>,
+ *   onChange(fn: () => void): () => void,
+ *   act(action: "stop" | "resume" | "show" | "stop_all", sessionId?: unknown): Promise<void>,
+ * }} SessionBoard
  */
+
+/** Popup message kind → what it does to a session (lib/session-board.js). */
+const SESSION_ACTIONS = Object.freeze({ stop_session: "stop", resume_session: "resume", show_session: "show", stop_all: "stop_all" });
 
 /**
  * Apply one message from the popup; malformed ones are ignored (the popup validates first).
  * @param {ConnectionLike} connection
  * @param {any} message
+ * @param {SessionBoard} [board]
  */
-export async function applyPopupMessage(connection, message) {
+export async function applyPopupMessage(connection, message, board) {
   const value = message?.value;
+  const action = Object.hasOwn(SESSION_ACTIONS, message?.kind) ? SESSION_ACTIONS[/** @type {keyof SESSION_ACTIONS} */ (message.kind)] : null;
+  if (action !== null && board) {
+    await board.act(action, value);
+    return;
+  }
   switch (message?.kind) {
     case "set_label":
       if (typeof value === "string") await connection.setLabel(value.trim().slice(0, MAX_LABEL_LENGTH));
@@ -48,22 +62,26 @@ export async function applyPopupMessage(connection, message) {
  * Register in the worker's first turn.
  * @param {{getURL(path: string): string, onConnect: {addListener(fn: (port: any) => void): void}}} runtime
  * @param {ConnectionLike} connection
- * @param {SessionsLike} sessions
+ * @param {SessionBoard} board
  */
-export function registerPopupBridge(runtime, connection, sessions) {
+export function registerPopupBridge(runtime, connection, board) {
   runtime.onConnect.addListener((port) => {
     // Only our own pages (the popup, or popup.html opened in a tab), never a web page's script.
     if (port.name !== PORT_NAME || !port.sender?.url?.startsWith(runtime.getURL(""))) return;
+    let pushed = Promise.resolve();
+    // One after the other, so an older snapshot never lands after a newer one.
     const push = () => {
-      try {
-        port.postMessage({ ...connection.status(), sessions: sessions.list() });
-      } catch {
-        // the popup closed between the change and the push
-      }
+      pushed = pushed.then(async () => {
+        try {
+          port.postMessage({ ...connection.status(), sessions: await board.describe() });
+        } catch {
+          // the popup closed between the change and the push
+        }
+      });
     };
-    const unsubscribe = [connection.onChange(push), sessions.onChange(push)];
+    const unsubscribe = [connection.onChange(push), board.onChange(push)];
     port.onMessage.addListener((message) => {
-      applyPopupMessage(connection, message).catch((err) => console.warn("tabpilot: popup change failed", err));
+      applyPopupMessage(connection, message, board).catch((err) => console.warn("tabpilot: popup change failed", err));
     });
     port.onDisconnect.addListener(() => unsubscribe.forEach((off) => off()));
     push();

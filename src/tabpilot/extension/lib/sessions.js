@@ -41,6 +41,14 @@ function unknownTab(tabId, sessionId) {
   });
 }
 
+/** A tab of the person's, outside every Agent Window. @param {number} tabId @param {string} sessionId */
+function outOfScope(tabId, sessionId) {
+  return new RpcError("permission_denied", `tab ${tabId} is one of the person's tabs, outside session ${sessionId}'s Agent Window`, "agent_window_scope", {
+    tab_id: tabId,
+    hint: `Ask the person for it first: tabpilot tab borrow ${tabId} --reason "what you need it for".`,
+  });
+}
+
 /**
  * @param {{
  *   windows: WindowsApi,
@@ -49,14 +57,29 @@ function unknownTab(tabId, sessionId) {
  *   cdp: {detachSession(tabIds: Iterable<number>): Promise<void>},
  *   emit: (event: string, payload: Record<string, unknown>) => void,
  *   guard?: (tabId: number) => void,
- *   beforeStop?: (tabIds: number[]) => Promise<void>,
+ *   admit?: (tab: Tab & {id: number}, options: {frames: boolean}) => Promise<void>,
+ *   beforeStop?: (tabIds: number[], sessionId: string) => Promise<void>,
  *   now?: () => number,
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   guard: throws when a tab cannot take page commands now (a JavaScript dialog is open on it)
- *   beforeStop: runs on the session's tabs before the debugger lets go of them (dismiss open dialogs)
+ *   admit: throws when the agent may not use the tab at all (a blocked site); `frames`: check every
+ *   frame in it too (which attaches to it)
+ *   beforeStop: runs on the session's tabs before the debugger lets go of them (dismiss open dialogs,
+ *   give borrowed tabs back)
  */
-export function createSessionManager({ windows, tabs, storage, cdp, emit, guard = () => {}, beforeStop = async () => {}, now = Date.now, log = console }) {
+export function createSessionManager({
+  windows,
+  tabs,
+  storage,
+  cdp,
+  emit,
+  guard = () => {},
+  admit = async () => {},
+  beforeStop = async () => {},
+  now = Date.now,
+  log = console,
+}) {
   /** @type {Map<string, Session>} */
   const sessions = new Map();
   /** Ids whose window is being opened, so two concurrent starts cannot both succeed. */
@@ -244,20 +267,24 @@ export function createSessionManager({ windows, tabs, storage, cdp, emit, guard 
       sessions.delete(sessionId);
       await persist();
       changed();
-      await beforeStop(tabIds).catch((err) => log.warn(`tabpilot: cleaning up session ${sessionId} failed`, err));
+      await beforeStop(tabIds, sessionId).catch((err) => log.warn(`tabpilot: cleaning up session ${sessionId} failed`, err));
       await cdp.detachSession(tabIds);
       await windows.remove(session.windowId).catch(() => {});
     },
 
     /**
      * The tab a page tool acts on: the given one if it is the session's, else the Agent Window's
-     * active tab. Unless `anyState`, the tab must be able to take page commands (see `guard`).
+     * active tab. A tab of the person's is out of scope until borrowed; another session's tab is not
+     * found. The tab must pass `admit` (by `sites`), and unless `anyState` take page commands (`guard`).
      * @param {string} sessionId
      * @param {number} [tabId]
-     * @param {{anyState?: boolean}} [options] anyState: for tools that manage tabs or answer dialogs
+     * @param {{anyState?: boolean, sites?: "page" | "address" | "none"}} [options]
+     *   anyState: for tools that manage tabs or answer dialogs;
+     *   sites: check the page and its frames (default), only its address (a tool that shows it without
+     *   touching it), or nothing (closing it)
      * @returns {Promise<Tab & {id: number}>}
      */
-    async resolveTab(sessionId, tabId, { anyState = false } = {}) {
+    async resolveTab(sessionId, tabId, { anyState = false, sites = "page" } = {}) {
       const session = await get(sessionId);
       /** @type {Tab | null} */
       let tab;
@@ -268,10 +295,15 @@ export function createSessionManager({ windows, tabs, storage, cdp, emit, guard 
         }
       } else {
         tab = await tabs.get(tabId).catch(() => null);
-        if (!tab || (tab.windowId !== session.windowId && !session.extraTabs.has(tabId))) throw unknownTab(tabId, sessionId);
+        if (!tab) throw unknownTab(tabId, sessionId);
+        if (tab.windowId !== session.windowId && !session.extraTabs.has(tabId)) {
+          throw sessionOfTab(tab) ? unknownTab(tabId, sessionId) : outOfScope(tabId, sessionId);
+        }
       }
-      if (!anyState) guard(/** @type {number} */ (tab.id));
-      return /** @type {Tab & {id: number}} */ (tab);
+      const found = /** @type {Tab & {id: number}} */ (tab);
+      if (sites !== "none") await admit(found, { frames: sites === "page" });
+      if (!anyState) guard(found.id);
+      return found;
     },
   };
 }

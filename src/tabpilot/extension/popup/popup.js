@@ -59,15 +59,54 @@ function render(s) {
   $("instance-id").textContent = s.instanceId || "—";
   $("extension-version").textContent = s.extensionVersion || "—";
   $("daemon-version").textContent = s.daemonVersion || "—";
-  const list = $("sessions");
-  list.replaceChildren(
-    ...s.sessions.map((/** @type {{sessionId: string, windowId: number}} */ x) => {
-      const li = document.createElement("li");
-      li.textContent = `${x.sessionId} (window ${x.windowId})`;
-      return li;
-    }),
-  );
+  $("sessions").replaceChildren(...s.sessions.map(sessionItem));
+  $("stop-all").hidden = !s.sessions.some((/** @type {SessionView} */ x) => !x.paused);
 }
+
+/**
+ * @typedef {{sessionId: string, windowId: number, tab: {id: number, title: string, url: string} | null, paused: boolean, borrowed: number}} SessionView
+ * @param {string} text @param {string} className @param {() => void} onClick
+ */
+function button(text, className, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  if (className) b.className = className;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+/** One live session: its name, window and current tab, and Stop (or Resume once stopped). @param {SessionView} x */
+function sessionItem(x) {
+  const li = document.createElement("li");
+  li.dataset.session = x.sessionId;
+  const about = document.createElement("div");
+  about.className = "about";
+  const name = document.createElement("div");
+  name.className = "name";
+  name.textContent = x.sessionId;
+  const tab = document.createElement("div");
+  tab.className = "tab";
+  tab.textContent = x.tab ? x.tab.title || x.tab.url || "blank tab" : "no tab";
+  tab.title = x.tab ? `${x.tab.title}\n${x.tab.url}` : "";
+  about.append(name, tab);
+  if (x.borrowed > 0) tab.textContent += ` · ${x.borrowed} borrowed`;
+  if (x.paused) {
+    const paused = document.createElement("div");
+    paused.className = "paused";
+    paused.textContent = "stopped";
+    about.append(paused);
+  }
+  const show = button("Show", "", () => send("show_session", x.sessionId));
+  show.title = `Bring window ${x.windowId} (this session's Agent Window) to the front`;
+  const stopOrResume = x.paused
+    ? button("Resume", "", () => send("resume_session", x.sessionId))
+    : button("Stop", "stop", () => send("stop_session", x.sessionId));
+  li.append(about, show, stopOrResume);
+  return li;
+}
+
+$("stop-all").addEventListener("click", () => send("stop_all", null));
 
 port.onMessage.addListener(render);
 

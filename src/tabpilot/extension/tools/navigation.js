@@ -42,6 +42,7 @@ export async function describePage(ctx, tabId) {
  * @param {{command: () => Promise<any>, waitUntil: string, timeoutMs: number, kind?: import("../lib/navigation-wait.js").NavigationKind, requestedUrl?: string}} options
  */
 export async function navigateTab(ctx, tabId, { command, waitUntil, timeoutMs, kind = "navigate", requestedUrl }) {
+  if (requestedUrl) await ctx.sites.refuseDestination(requestedUrl, tabId);
   const { sameDocument } = await runNavigation({
     cdp: ctx.cdp,
     dialogs: ctx.dialogs,

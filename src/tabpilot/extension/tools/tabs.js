@@ -1,25 +1,48 @@
 // @ts-check
-// tool.tab_list / tab_create / tab_close / tab_select: the session's tabs only.
+// tool.tab_list / tab_create / tab_close / tab_select: the session's tabs (tab_list also names the
+// person's own tabs, so the agent can ask to borrow one). Tabs on blocked sites are left out.
 import { RpcError } from "../lib/protocol.js";
 import { sessionIdOf, optionalTabId, requireTabId, optionalBool, timeoutOf } from "../lib/params.js";
 import { normalizeUrl } from "../lib/urls.js";
 import { navigateTab } from "./navigation.js";
 
+const SCOPES = ["agent", "user", "all"];
+
 /** @param {{url?: string, pendingUrl?: string}} tab */
 const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 
-/** @type {import("../lib/dispatcher.js").Handler} */
-export async function tabList(params, { sessions }) {
-  const tabs = await sessions.tabs(sessionIdOf(params));
-  return {
-    tabs: tabs.map((/** @type {any} */ t) => ({
-      tab_id: t.id,
-      url: urlOf(t),
-      title: t.title ?? "",
-      active: t.active === true,
-      loading: t.status === "loading",
-    })),
-  };
+/**
+ * scope "agent" (default): the session's tabs, its own and the ones it borrowed; "user": the person's
+ * tabs outside every Agent Window, with their title and address only; "all": both.
+ * @type {import("../lib/dispatcher.js").Handler}
+ */
+export async function tabList(params, { sessions, tabs, borrowing, sites }) {
+  const scope = params.scope ?? "agent";
+  if (!SCOPES.includes(scope)) throw new RpcError("invalid_params", `scope must be one of ${SCOPES.join(", ")}`);
+  const sessionId = sessionIdOf(params);
+  const visible = async (/** @type {any} */ t) => !(await sites.isBlocked(t.url)) && !(await sites.isBlocked(t.pendingUrl));
+  /** @type {Record<string, unknown>[]} */
+  const listed = [];
+  if (scope !== "user") {
+    for (const t of await sessions.tabs(sessionId)) {
+      if (!(await visible(t))) continue;
+      listed.push({
+        tab_id: t.id,
+        url: urlOf(t),
+        title: t.title ?? "",
+        active: t.active === true,
+        loading: t.status === "loading",
+        scope: borrowing.borrowerOf(t.id) === sessionId ? "borrowed" : "agent",
+      });
+    }
+  }
+  if (scope !== "agent") {
+    for (const t of await tabs.query({})) {
+      if (t.id === undefined || (await sessions.ownerOf(t)) !== null || !(await visible(t))) continue;
+      listed.push({ tab_id: t.id, url: urlOf(t), title: t.title ?? "", scope: "user" });
+    }
+  }
+  return { tabs: listed };
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
@@ -29,8 +52,9 @@ export async function tabCreate(params, ctx) {
   const session = await sessions.get(sessionId);
   let url = null;
   if (params.url !== undefined && params.url !== null) {
-    const current = await sessions.resolveTab(sessionId, undefined, { anyState: true }).catch(() => null);
+    const current = await sessions.resolveTab(sessionId, undefined, { anyState: true, sites: "none" }).catch(() => null);
     url = normalizeUrl(params.url, { allowFile: optionalBool(params, "allow_file", false), base: current?.url || undefined });
+    await ctx.sites.refuseDestination(url);
   }
   const timeoutMs = timeoutOf(params);
   // Opened blank and navigated over CDP, so a bad address fails like tool.navigate does.
@@ -60,10 +84,16 @@ export async function tabCreate(params, ctx) {
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
-export async function tabClose(params, { sessions, tabs, cdp }) {
+export async function tabClose(params, { sessions, tabs, cdp, borrowing }) {
   const sessionId = sessionIdOf(params);
   const session = await sessions.get(sessionId);
-  const tab = await sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true });
+  const tab = await sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true, sites: "none" });
+  if (borrowing.borrowerOf(tab.id) === sessionId) {
+    throw new RpcError("invalid_params", `tab ${tab.id} is the person's, borrowed: it is not yours to close`, undefined, {
+      tab_id: tab.id,
+      hint: `Give it back instead: tabpilot tab return ${tab.id}`,
+    });
+  }
   if (tab.windowId === session.windowId) {
     const inWindow = await tabs.query({ windowId: session.windowId });
     // Closing the last tab would close the window and end the session.
@@ -71,13 +101,13 @@ export async function tabClose(params, { sessions, tabs, cdp }) {
   }
   await cdp.detach(tab.id);
   await tabs.remove(tab.id);
-  const current = await sessions.resolveTab(sessionId, undefined, { anyState: true }).catch(() => null);
+  const current = await sessions.resolveTab(sessionId, undefined, { anyState: true, sites: "none" }).catch(() => null);
   return { tab_id: tab.id, closed: true, current_tab_id: current?.id ?? null };
 }
 
 /** @type {import("../lib/dispatcher.js").Handler} */
 export async function tabSelect(params, { sessions, tabs }) {
-  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params), { anyState: true });
+  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params), { anyState: true, sites: "address" });
   const updated = await tabs.update(tab.id, { active: true });
   return { tab_id: tab.id, url: urlOf(updated ?? tab), title: (updated ?? tab).title ?? "" };
 }
