@@ -36,7 +36,8 @@ NOT_TOOLS = {
     "demo",
     "mcp",
 }
-GLOBAL_OPTIONS = {"help", "session", "browser", "json"}
+# --tab is left out too: an MCP client borrows a tab or selects one, which makes it current.
+GLOBAL_OPTIONS = {"help", "session", "browser", "json", "tab"}
 
 
 @dataclass

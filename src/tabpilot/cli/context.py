@@ -31,6 +31,19 @@ def parse_duration(text: str) -> float:
     return value
 
 
+def tab_id(text: str) -> int:
+    """A tab id from `tabpilot tab list` (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a tab id (a number from `tabpilot tab list`)"
+        ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("a tab id is a positive number")
+    return value
+
+
 class Context:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -41,6 +54,7 @@ class Context:
         self.browser: str | None = (
             getattr(args, "browser", None) or os.environ.get("TABPILOT_BROWSER") or None
         )
+        self.tab: int | None = getattr(args, "tab", None)
         # Where results go instead of stdout (the MCP server collects them this way).
         self.sink: Callable[[Any, str], None] | None = None
 
@@ -58,10 +72,13 @@ class Context:
         )
 
     def tool(self, method: str, params: dict[str, Any] | None = None, default_timeout_s: float = 30.0) -> Any:
-        """Call a page tool in the current session, passing ``--timeout`` as ``timeout_ms``."""
+        """Call a page tool in the current session, passing ``--timeout`` as ``timeout_ms`` and
+        ``--tab`` as ``tab_id`` (unless the verb names its own tab)."""
         timeout = self.timeout_s(default_timeout_s)
         payload = dict(params or {})
         payload["timeout_ms"] = int(timeout * 1000)
+        if self.tab is not None:
+            payload.setdefault("tab_id", self.tab)
         return self.call(method, payload, timeout)
 
     def emit(self, result: Any, text: str) -> int:

@@ -7,7 +7,7 @@ import os
 import sys
 
 from tabpilot import __version__
-from tabpilot.cli.context import Context
+from tabpilot.cli.context import Context, tab_id
 from tabpilot.cli.render import print_error
 from tabpilot.protocol import RpcError
 
@@ -25,7 +25,8 @@ Drive your real browser from the shell: each session works in its own Agent Wind
   tabpilot session stop                  close the Agent Window when done
 
 Global options (before or after the verb): --session NAME (or TABPILOT_SESSION; default
-'default'), --browser ID|LABEL (or TABPILOT_BROWSER), --json.
+'default'), --browser ID|LABEL (or TABPILOT_BROWSER), --tab TAB_ID (default: the session's
+current tab), --json.
 Exit codes: 0 ok, 1 user error, 2 daemon/transport, 3 browser/CDP, 4 timeout, 5 version/pairing.
 """
 
@@ -50,6 +51,13 @@ def _common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--session", metavar="NAME", default=argparse.SUPPRESS, help="session to act in")
     common.add_argument("--browser", metavar="ID|LABEL", default=argparse.SUPPRESS, help="browser to use")
+    common.add_argument(
+        "--tab",
+        metavar="TAB_ID",
+        type=tab_id,
+        default=argparse.SUPPRESS,
+        help="tab to act on (default: current)",
+    )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
     return common
 
@@ -109,7 +117,7 @@ FAMILY_ORDER = (
     "mcp_commands",
     "demo",
 )
-OPTIONS_WITH_VALUE = ("--session", "--browser")
+OPTIONS_WITH_VALUE = ("--session", "--browser", "--tab")
 
 
 def verb_of(argv: list[str]) -> str | None:

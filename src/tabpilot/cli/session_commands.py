@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.context import Context, parse_duration, tab_id
 from tabpilot.cli.render import quoted
 from tabpilot.protocol import RpcError
 
@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 TAB_TIMEOUT_S = 30.0
+# How long the person gets to answer a borrow; no answer is a no.
+BORROW_TIMEOUT_S = 60.0
+TAB_SCOPES = ("agent", "user", "all")
+SCOPE_MARKS = {"borrowed": "  (borrowed)", "user": "  (the person's: borrow it to use it)"}
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -45,10 +49,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("session_id", nargs="?", metavar="ID", help="the session (default: the current one)")
     p.set_defaults(handler=cmd_session_resume)
 
-    tab = sub.add_parser("tab", parents=[common], help="list, open, close and select the session's tabs")
-    verbs = tab.add_subparsers(dest="tab_verb", metavar="{list,new,close,select}")
+    tab = sub.add_parser(
+        "tab", parents=[common], help="list, open, close and select tabs; borrow the person's with consent"
+    )
+    verbs = tab.add_subparsers(dest="tab_verb", metavar="{list,new,close,select,borrow,return}")
     verbs.required = True
     p = verbs.add_parser("list", parents=[common], help="list the session's tabs (* marks the current one)")
+    p.add_argument(
+        "--scope",
+        choices=TAB_SCOPES,
+        default="agent",
+        help="agent: the session's tabs (default); user: the person's tabs, to ask for one; all: both",
+    )
     p.set_defaults(handler=cmd_tab_list)
     p = verbs.add_parser(
         "new", parents=[common], help="open a new tab in the Agent Window and make it current"
@@ -58,23 +70,25 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_tab_new)
     p = verbs.add_parser("close", parents=[common], help="close a tab (default: the current one)")
-    p.add_argument("tab_id", nargs="?", type=_tab_id, metavar="TAB_ID")
+    p.add_argument("tab_id", nargs="?", type=tab_id, metavar="TAB_ID")
     p.set_defaults(handler=cmd_tab_close)
     p = verbs.add_parser("select", parents=[common], help="make a tab the session's current tab")
-    p.add_argument("tab_id", type=_tab_id, metavar="TAB_ID")
+    p.add_argument("tab_id", type=tab_id, metavar="TAB_ID")
     p.set_defaults(handler=cmd_tab_select)
-
-
-def _tab_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a tab id (a number from `tabpilot tab list`)"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("a tab id is a positive number")
-    return value
+    p = verbs.add_parser(
+        "borrow",
+        parents=[common],
+        help="ask the person for one of their tabs; on Allow it joins the session as its current tab",
+        description="The person sees which session asks and why, in the tab and as a notification, and "
+        "answers Allow or Deny. No answer in time is a Deny. `tab return` gives the tab back.",
+    )
+    p.add_argument("tab_id", type=tab_id, metavar="TAB_ID", help="from `tabpilot tab list --scope user`")
+    p.add_argument("--reason", metavar="TEXT", help="why you need it, shown to the person")
+    p.add_argument("--timeout", type=parse_duration, help="how long the person may take (default 60s)")
+    p.set_defaults(handler=cmd_tab_borrow)
+    p = verbs.add_parser("return", parents=[common], help="give a borrowed tab back where it was")
+    p.add_argument("tab_id", type=tab_id, metavar="TAB_ID")
+    p.set_defaults(handler=cmd_tab_return)
 
 
 def cmd_session_start(args: argparse.Namespace, ctx: Context) -> int:
@@ -115,12 +129,14 @@ def cmd_session_resume(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_tab_list(args: argparse.Namespace, ctx: Context) -> int:
-    result = ctx.tool("tool.tab_list", {}, TAB_TIMEOUT_S)
+    params = {"scope": args.scope} if args.scope != "agent" else {}
+    result = ctx.tool("tool.tab_list", params, TAB_TIMEOUT_S)
     lines = [
         f"{'*' if t.get('active') else ' '} {t['tab_id']}  {quoted(t.get('title'), 60)}  {t.get('url', '')}"
+        + SCOPE_MARKS.get(t.get("scope", ""), "")
         for t in result["tabs"]
     ]
-    return ctx.emit(result, "\n".join(lines))
+    return ctx.emit(result, "\n".join(lines) if lines else "no tabs")
 
 
 def cmd_tab_new(args: argparse.Namespace, ctx: Context) -> int:
@@ -144,3 +160,24 @@ def cmd_tab_select(args: argparse.Namespace, ctx: Context) -> int:
     return ctx.emit(
         result, f"selected tab {result['tab_id']} {quoted(result.get('title'))} {result.get('url', '')}"
     )
+
+
+def cmd_tab_borrow(args: argparse.Namespace, ctx: Context) -> int:
+    params: dict[str, Any] = {"tab_id": args.tab_id}
+    if args.reason:
+        params["reason"] = args.reason
+    result = ctx.tool("tool.tab_borrow", params, BORROW_TIMEOUT_S)
+    tab_id = result["tab_id"]
+    return ctx.emit(
+        result,
+        f"borrowed tab {tab_id} {quoted(result.get('title'))} {result.get('url', '')} "
+        f"(now current; give it back with `tabpilot tab return {tab_id}`)",
+    )
+
+
+def cmd_tab_return(args: argparse.Namespace, ctx: Context) -> int:
+    result = ctx.tool("tool.tab_return", {"tab_id": args.tab_id}, TAB_TIMEOUT_S)
+    where = f"window {result.get('window_id')} at index {result.get('index')}"
+    if result.get("fallback"):
+        where += " (its own window was closed)"
+    return ctx.emit(result, f"returned tab {result['tab_id']} to {where}")
