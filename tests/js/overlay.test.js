@@ -124,35 +124,54 @@ test("Stop in a page pauses that page's session for all its tabs; Resume and the
   assert.deepEqual(resumes, ["s1"], "the agent resuming is no event of the person's");
 });
 
-test("the shield lets the agent's gesture through: the page opens it before the first input and closes it after", async () => {
+test("the shield lets the agent's gesture through: the page opens it before the first input, and it closes when no more input comes", async () => {
   const log = [];
   const { overlay, sent } = setup({ pages: { 1: (m) => (log.push(`page ${m.kind} ${m.open ?? m.on ?? ""}`.trim()), { ok: true }) } });
   const cdp = (method) => (log.push(`cdp ${method}`), Promise.resolve({}));
-  const shield = overlay.shield(1);
+  const shield = overlay.shield(1, { activity: "click @e3" });
   const send = shield.gate(cdp);
   await send("Runtime.evaluate", {});
-  await Promise.all([
-    send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 6 }),
-    send("Input.dispatchMouseEvent", { type: "mousePressed", x: 5, y: 6 }),
-    send("Input.dispatchMouseEvent", { type: "mouseReleased", x: 5, y: 6 }),
-  ]);
-  await new Promise((r) => setTimeout(r, 5));
+  const gesture = () =>
+    Promise.all([
+      send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 6 }),
+      send("Input.dispatchMouseEvent", { type: "mousePressed", x: 5, y: 6 }),
+      send("Input.dispatchMouseEvent", { type: "mouseReleased", x: 5, y: 6 }),
+    ]);
+  await gesture();
+  await new Promise((r) => setTimeout(r, 80));
+  await gesture();
   shield.release();
   await tick();
+  const input = "cdp Input.dispatchMouseEvent";
   assert.deepEqual(log, [
     "page shield true",
     "cdp Runtime.evaluate",
     "page pass true",
-    "cdp Input.dispatchMouseEvent",
-    "cdp Input.dispatchMouseEvent",
-    "cdp Input.dispatchMouseEvent",
+    input, input, input,
     "page pass false",
+    "page pass true",
+    input, input, input,
     "page shield false",
   ]);
+  assert.equal(sent[0][1].activity, "click @e3");
   // the shield comes back with the agent's pointer left free (its hover stays), the next one too
   assert.deepEqual(sent.find(([, m]) => m.kind === "pass" && !m.open)[1].hole, { x: 5, y: 6 });
   overlay.shield(1).release();
   assert.deepEqual(sent.filter(([, m]) => m.kind === "shield" && m.on).at(-1)[1].hole, { x: 5, y: 6 });
+});
+
+test("the shield opens while the element is first looked at, and closes again when it was not ready", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.open ?? m.on}`), { ok: true }) } });
+  const shield = overlay.shield(1);
+  shield.expect();
+  await tick();
+  shield.unexpect();
+  shield.expect();
+  await tick();
+  const send = shield.gate(() => (log.push("input"), Promise.resolve({})));
+  await send("Input.dispatchKeyEvent", {});
+  assert.deepEqual(log, ["shield true", "pass true", "pass false", "pass true", "input"]);
 });
 
 test("without a content script the gate adds nothing to the gesture", async () => {

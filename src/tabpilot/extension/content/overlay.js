@@ -18,6 +18,11 @@
   const ARM_MS = 600;
   /** Half the side of the square the shield leaves free around the agent's pointer (its hover stays). */
   const HOLE_PX = 2;
+  /**
+   * The shield's boxes (which also cover iframes) come once an action has run this long; until then the
+   * listeners below keep the person's input out of the page, at no cost to a quick action.
+   */
+  const SHIELD_BOXES_AFTER_MS = 100;
   const POINTER_EVENTS = [
     "pointerdown", "pointerup", "pointermove", "pointerover", "pointerout", "pointerenter", "pointerleave", "pointercancel",
     "mousedown", "mouseup", "mousemove", "mouseover", "mouseout", "mouseenter", "mouseleave",
@@ -33,6 +38,8 @@
   const state = {
     /** @type {Badge | null} */ session: null,
     shield: false,
+    /** The shield has been up long enough to draw its boxes. */
+    shieldBoxes: false,
     passing: false,
     /** @type {{x: number, y: number} | null} */ hole: null,
     hidden: false,
@@ -47,6 +54,7 @@
   /** @type {HTMLElement | null} */ let host = null;
   /** @type {ShadowRoot | null} */ let root = null;
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
 
   // ── Input: first look at every event ────────────────────────────────────────────────────────────────
 
@@ -164,13 +172,21 @@
         return { ok: true };
       case "state":
         state.session = m.session ?? null;
-        if (!state.session) Object.assign(state, { shield: false, passing: false, hole: null });
+        if (!state.session) Object.assign(state, { shield: false, shieldBoxes: false, passing: false, hole: null });
         break;
       case "activity":
         if (state.session) state.session.activity = String(m.text ?? "");
         break;
       case "shield":
-        Object.assign(state, { shield: m.on === true, passing: false, hole: m.hole ?? state.hole });
+        Object.assign(state, { shield: m.on === true, shieldBoxes: false, passing: false, hole: m.hole ?? state.hole });
+        if (state.session && typeof m.activity === "string") state.session.activity = m.activity;
+        clearTimeout(boxesTimer);
+        if (state.shield) {
+          boxesTimer = setTimeout(() => {
+            state.shieldBoxes = state.shield;
+            render();
+          }, SHIELD_BOXES_AFTER_MS);
+        }
         break;
       case "pass":
         Object.assign(state, { passing: m.open === true, hole: m.hole ?? state.hole });
@@ -225,7 +241,7 @@
   const CSS = `
     :host { all: initial; }
     * { box-sizing: border-box; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-    .shield { position: fixed; inset: 0; pointer-events: auto; cursor: progress; background: transparent; }
+    .strip { position: fixed; pointer-events: auto; cursor: progress; background: transparent; }
     .badge { position: fixed; left: 50%; bottom: 12px; transform: translateX(-50%); max-width: min(560px, calc(100vw - 24px));
       display: flex; align-items: center; gap: 8px; padding: 5px 6px 5px 12px; border-radius: 999px;
       background: rgba(28, 30, 34, .92); color: #f3f4f6; box-shadow: 0 2px 10px rgba(0,0,0,.25); pointer-events: auto; }
@@ -332,16 +348,24 @@
       document.addEventListener("DOMContentLoaded", render, { once: true });
       return;
     }
-    host.style.setProperty("visibility", state.hidden ? "hidden" : "visible", "important");
-    const showShield = state.shield && !state.passing && !state.help;
-    draw("shield", showShield && [state.hole], () => shield());
+    // Only what changed is written: a write the page must restyle for costs the agent's next call into it.
+    const visibility = state.hidden ? "hidden" : "visible";
+    if (host.style.getPropertyValue("visibility") !== visibility) host.style.setProperty("visibility", visibility, "important");
+    // During the agent's gesture the shield stays in place and only stops taking the pointer (a class:
+    // no layout, no paint), so opening and closing it costs the page next to nothing.
+    draw("shield", state.shieldBoxes && !state.help && [state.hole], () => shield());
     draw("marks", state.help && [state.help.request_id, state.help.rects], () => marks(/** @type {Ask} */ (state.help)));
     draw("help", state.help && [state.help.request_id, state.help.session_id, state.helpCollapsed], () => helpPanel(/** @type {Ask} */ (state.help)));
     draw("borrow", state.borrow && [state.borrow.request_id], () => borrowPrompt(/** @type {Ask} */ (state.borrow)));
-    draw("badge", state.session && [state.session, state.stopping, !!state.help], () => badge(/** @type {Badge} */ (state.session)));
+    draw("badge", state.session && [state.session.id, state.session.paused, state.stopping], () => badge(/** @type {Badge} */ (state.session)));
+    // What the agent does changes with every action: only that text is replaced.
+    const doing = parts.badge.querySelector(".doing");
+    const line = state.session ? ` — ${doingText(state.session)}` : "";
+    if (doing && doing.textContent !== line) doing.textContent = line;
     // The agent's gesture goes through everything, the badge included.
-    for (const part of Object.values(parts)) part.className = state.passing ? "passing" : "";
-    positionMarks();
+    const passing = state.passing ? "passing" : "";
+    for (const part of Object.values(parts)) if (part.className !== passing) part.className = passing;
+    if (state.help) positionMarks();
     // Countdowns tick while something is asked.
     if ((state.borrow || state.help) && ticker === undefined) ticker = setInterval(tick, 1000);
     if (!state.borrow && !state.help && ticker !== undefined) {
@@ -372,26 +396,40 @@
     positionMarks();
   }
 
+  /** The whole viewport, but for a little square around the agent's pointer: four plain boxes (cheap to hit test). */
   function shield() {
     const div = el("div", { class: "shield" });
-    if (state.hole) {
-      const { x, y } = state.hole;
-      const [x0, y0, x1, y1] = [x - HOLE_PX, y - HOLE_PX, x + HOLE_PX, y + HOLE_PX];
-      div.style.clipPath = `polygon(evenodd, 0 0, 100% 0, 100% 100%, 0 100%, 0 0, ${x0}px ${y0}px, ${x1}px ${y0}px, ${x1}px ${y1}px, ${x0}px ${y1}px, ${x0}px ${y0}px)`;
+    if (!state.hole) {
+      div.append(el("div", { class: "strip", style: "inset: 0" }));
+      return div;
+    }
+    const { x, y } = state.hole;
+    const [x0, y0, x1, y1] = [x - HOLE_PX, y - HOLE_PX, x + HOLE_PX, y + HOLE_PX];
+    for (const style of [
+      `left: 0; right: 0; top: 0; height: ${y0}px`,
+      `left: 0; right: 0; top: ${y1}px; bottom: 0`,
+      `left: 0; width: ${x0}px; top: ${y0}px; height: ${y1 - y0}px`,
+      `left: ${x1}px; right: 0; top: ${y0}px; height: ${y1 - y0}px`,
+    ]) {
+      div.append(el("div", { class: "strip", style }));
     }
     return div;
   }
 
   /** @param {Badge} s */
+  function doingText(s) {
+    return s.paused ? "stopped — the agent waits for you" : state.help ? "waiting for your help" : s.activity || "working in this tab";
+  }
+
+  /** @param {Badge} s */
   function badge(s) {
-    const doing = s.paused ? "stopped — the agent waits for you" : state.help ? "waiting for your help" : s.activity || "working in this tab";
     const button = s.paused
       ? el("button", { class: "resume", "data-action": "resume", title: "Let the agent carry on" }, ["Resume"])
       : el("button", { class: "stop", "data-action": "stop", title: "Stop the agent now" }, [state.stopping ? "Stopping…" : "Stop"]);
     if (state.stopping) button.setAttribute("disabled", "");
     return el("div", { class: s.paused ? "badge paused" : "badge", role: "status" }, [
       el("span", { class: "dot" }),
-      el("span", { class: "text" }, [el("span", { class: "name" }, [`tabpilot · ${s.id}`]), el("span", { class: "doing" }, [` — ${doing}`])]),
+      el("span", { class: "text" }, [el("span", { class: "name" }, [`tabpilot · ${s.id}`]), el("span", { class: "doing" })]),
       button,
     ]);
   }

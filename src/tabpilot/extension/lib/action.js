@@ -45,10 +45,11 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
   /** @type {import("./input.js").Send} */
   let send = (method, params) => ctx.cdp.send(tab.id, method, params);
   if (ctx.overlay) {
-    const shield = ctx.overlay.shield(tab.id);
+    const shield = ctx.overlay.shield(tab.id, { activity: activityOf(ctx.method, params) });
     ctx.atEnd(() => shield.release());
+    // actionable() opens it for the gesture alongside its first look at the element.
+    ctx.shield = shield;
     send = shield.gate(send);
-    ctx.overlay.activity(tab.id, activityOf(ctx.method, params));
   }
   await emulateFocus(ctx, tab.id);
   return { sessionId, tabId: /** @type {number} */ (tab.id), timeoutMs, deadline, send };

@@ -357,10 +357,13 @@ export async function actionable(ctx, tabId, raw, options) {
       }
       throw err;
     }
+    // The first look usually finds the element ready: the shield opens for the gesture meanwhile.
+    if (attempt === 0) ctx.shield?.expect();
     const prepared = await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [{ visible, enabled, editable, scroll, pointer, position }], {
       awaitPromise: true,
     });
     if (prepared.state !== "ok") {
+      ctx.shield?.unexpect();
       release(ctx, target);
       if (prepared.final) {
         throw new RpcError("invalid_params", `${nameOf(target)} does not take text: it is ${prepared.detail}`, "element_not_editable", {

@@ -29,6 +29,8 @@
  * @typedef {(method: string, params: any) => Promise<any>} Send
  */
 
+/** How long the shield stays open after the agent's last input of a gesture (see shield). */
+const PASS_CLOSES_AFTER_MS = 50;
 /** The longest activity line a badge shows. */
 const MAX_ACTIVITY = 120;
 /** Longest texts taken from the agent for a prompt or panel (the page layout must not be at its mercy). */
@@ -217,18 +219,30 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
 
     /**
      * Put the input shield up over a tab while an action runs: the person's pointer and keys do not
-     * reach the page. The agent's own input goes through `gate(send)`: each gesture opens the shield
-     * for itself (one round trip to the page) and it closes again once the gesture was handled.
+     * reach the page. The agent's own input goes through `gate(send)`: a gesture opens the shield for
+     * itself (one round trip to the page), and it closes again once no gesture has come for a moment.
      * @param {number} tabId
+     * @param {{activity?: string}} [options] what the badge says the agent does (in the same message)
      */
-    shield(tabId) {
-      const up = post(tabId, { kind: "shield", on: true, hole: pointers.get(tabId) ?? null }).then((r) => r?.ok === true);
+    shield(tabId, { activity } = {}) {
+      /** @type {Record<string, unknown>} */
+      const message = { kind: "shield", on: true, hole: pointers.get(tabId) ?? null };
+      if (activity !== undefined) {
+        message.activity = clip(activity, MAX_ACTIVITY);
+        activities.set(tabId, /** @type {string} */ (message.activity));
+      }
+      const up = post(tabId, message).then((r) => r?.ok === true);
       /** @type {Promise<unknown> | null} */
       let passing = null;
       let inFlight = 0;
       /** @type {ReturnType<typeof setTimeout> | undefined} */
       let closing;
       let done = false;
+      const open = () => (passing ??= up.then((isUp) => isUp && post(tabId, { kind: "pass", open: true })));
+      const close = () => {
+        passing = null;
+        if (!done) void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
+      };
       return {
         /** @param {Send} send @returns {Send} */
         gate(send) {
@@ -238,25 +252,34 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
             inFlight++;
             clearTimeout(closing);
             try {
-              passing ??= up.then((isUp) => isUp && post(tabId, { kind: "pass", open: true }));
-              await passing;
+              await open();
               return await send(method, params);
             } finally {
-              // Closed once the gesture is over; the next command of a multi-step gesture reopens it at no cost.
-              if (--inFlight === 0) {
-                closing = setTimeout(() => {
-                  passing = null;
-                  if (!done) void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
-                }, 0);
-              }
+              // Closed when no gesture followed for a moment: the steps of a drag or of slow typing
+              // close it in between, a quick action simply ends (release) before.
+              if (--inFlight === 0) closing = setTimeout(close, PASS_CLOSES_AFTER_MS);
             }
           };
+        },
+        /**
+         * Open for a gesture that is likely to come at once (the element is being looked at for the first
+         * time): the round trip to the page runs alongside the look instead of before the gesture.
+         */
+        expect() {
+          if (!done) void open();
+        },
+        /** The gesture expected did not come (the element was not ready): closed again. */
+        unexpect() {
+          if (passing && inFlight === 0) {
+            clearTimeout(closing);
+            close();
+          }
         },
         /** Take the shield down (the action is over, however it ended). */
         release() {
           done = true;
           clearTimeout(closing);
-          void up.then((isUp) => isUp && post(tabId, { kind: "shield", on: false }));
+          void up.then((isUp) => isUp && post(tabId, { kind: "shield", on: false, hole: pointers.get(tabId) ?? null }));
         },
       };
     },
