@@ -405,3 +405,22 @@ def test_help_on_a_page_without_the_panel_asks_with_a_notification(tp: Tabpilot)
     # nobody answered it: a no, and the notification is gone
     assert proc.returncode == 1 and out.startswith("timed_out:")
     assert in_service_worker(tp, notifications) == []
+
+
+def test_stop_while_the_person_is_asked_for_help_ends_the_request_and_its_panel(
+    tp: Tabpilot, login: tuple[Person, str]
+) -> None:
+    person, _ = login
+    proc = tp.spawn("request-help", "--prompt", "Please log in", "--json")
+    try:
+        person.wait_for(action="help-done")
+        assert "waiting for your help" in person.overlay_text("badge")
+        person.click(*person.wait_for(action="stop"))
+        out, _ = proc.communicate(timeout=5)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1 and json.loads(out)["error"]["reason"] == "user_interrupt"
+    wait_until(lambda: person.overlay_node(css_class="help") is None, timeout=5, interval=0.05)
+    person.click(*person.wait_for(action="resume"))
+    person.wait_for(action="stop")
+    assert tp.run("eval", "document.title").out.strip() == '"Log in"'
