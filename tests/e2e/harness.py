@@ -36,7 +36,8 @@ def free_port() -> int:
 
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response) and /status/N."""
+    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N and
+    /redirect?to=URL (a 302 there)."""
 
     def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
@@ -52,6 +53,12 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/slow":
             time.sleep(int(query.get("ms", ["3000"])[0]) / 1000)
             self._html(200, "<title>Slow page</title><h1>finally</h1>")
+        elif url.path == "/redirect":
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(302)
+                self.send_header("Location", query["to"][0])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._html(code, f"<title>Status {code}</title><h1>{code}</h1>")

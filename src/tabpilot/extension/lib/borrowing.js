@@ -19,9 +19,9 @@ const RECENTLY_CLOSED_WAIT_MS = 1000;
 const RECENTLY_CLOSED_POLL_MS = 100;
 
 /**
- * @typedef {{sessionId: string, agentWindowId: number, windowId: number, index: number, active: boolean, url: string}} Loan
+ * @typedef {{sessionId: string, agentWindowId: number, windowId: number, index: number, active: boolean, url: string, at: number}} Loan
  *   windowId, index, active: where the tab was in the person's window; url: its address now (to find it
- *   again among recently closed tabs)
+ *   again among recently closed tabs); at: when it was borrowed
  * @typedef {{id?: number, windowId?: number, index?: number, active?: boolean, url?: string, pendingUrl?: string, title?: string}} Tab
  * @typedef {{addListener(fn: (...args: any[]) => void): void}} ChromeEvent
  * @typedef {{
@@ -183,6 +183,8 @@ export function createBorrowing({
     const gone = closing.get(windowId);
     if (!gone) return;
     closing.delete(windowId);
+    // Last borrowed first, as giveBackAll does.
+    gone.sort((a, b) => b.at - a.at);
     for (const loan of gone) await reopen(loan).catch((err) => log.warn("tabpilot: cannot give a borrowed tab back after its Agent Window closed", err));
   }
 
@@ -344,7 +346,15 @@ export function createBorrowing({
           throw err.reason === "already_borrowed" ? refused("borrow_conflict", `tab ${tabId} moved while the person was asked`, tabId, "Ask again.") : err;
         });
         /** @type {Loan} */
-        const loan = { sessionId, agentWindowId, windowId: /** @type {number} */ (now.windowId), index: now.index ?? 0, active: now.active === true, url: now.url || now.pendingUrl || "" };
+        const loan = {
+          sessionId,
+          agentWindowId,
+          windowId: /** @type {number} */ (now.windowId),
+          index: now.index ?? 0,
+          active: now.active === true,
+          url: now.url || now.pendingUrl || "",
+          at: Date.now(),
+        };
         loans.set(tabId, loan);
         await persist();
         try {
@@ -396,7 +406,8 @@ export function createBorrowing({
     /** Give back every tab the session borrowed (it is stopping). @param {string} sessionId */
     async giveBackAll(sessionId) {
       await ready;
-      for (const tabId of this.borrowedBy(sessionId)) {
+      // Last borrowed first: each index was taken with the ones borrowed before it already gone.
+      for (const tabId of this.borrowedBy(sessionId).reverse()) {
         await this.giveBack(sessionId, tabId, { closing: true }).catch((err) => log.warn(`tabpilot: cannot give tab ${tabId} back`, err));
       }
     },

@@ -50,6 +50,10 @@ export function createFrameUrls({ cdp, frames }) {
         remove(tab, params.frameId);
       } else if (method === "Target.attachedToTarget" && params.targetInfo?.type === "iframe") {
         set(tab, params.targetInfo.targetId, params.targetInfo.url ?? "", params.sessionId);
+      } else if (method === "Target.targetInfoChanged" && params.targetInfo?.type === "iframe") {
+        // An out-of-process frame's address arrives this way (it is attached before it commits).
+        const frameId = params.targetInfo.targetId;
+        set(tab, frameId, params.targetInfo.url ?? "", tab.frames.get(frameId)?.owner ?? sessionId);
       } else if (method === "Target.detachedFromTarget") {
         for (const [frameId, entry] of [...tab.frames]) if (entry.owner === params.sessionId) remove(tab, frameId);
       }
