@@ -146,6 +146,8 @@ def test_a_persons_tab_is_out_of_scope_until_borrowed_then_goes_back_where_it_wa
     agent_window = tab(browser_ui, theirs)["windowId"]
     assert agent_window != home
     assert "Back to the first page" in tp.run("snapshot").out
+    with person_at(tp, urls[1]) as person:
+        person.wait_for(action="stop")  # the badge shows at once
     assert tp.run("--tab", str(theirs), "eval", "location.search").out.strip() == '"?tab=1"'
     mine = tp.run("tab", "list", "--json").json["tabs"]
     assert [t["scope"] for t in mine if t["tab_id"] == theirs] == ["borrowed"]
@@ -157,6 +159,8 @@ def test_a_persons_tab_is_out_of_scope_until_borrowed_then_goes_back_where_it_wa
     assert returned.out.strip() == f"returned tab {theirs} to window {home} at index 1"
     back = tab(browser_ui, theirs)
     assert (back["windowId"], back["index"], back["active"]) == (home, 1, True)
+    with person_at(tp, urls[1]) as person:
+        wait_until(lambda: person.overlay_node(action="stop") is None, timeout=5, interval=0.05)
     wait_until(lambda: not debugged(tp, urls[1]), timeout=5)
     error = error_of(tp.run("--tab", str(theirs), "snapshot", "--json", check=False))
     assert error["reason"] == "agent_window_scope"
@@ -182,11 +186,20 @@ def test_deny_no_answer_and_another_sessions_borrow_are_refusals(
     assert (borrow.returncode, error["code"], error["reason"]) == (1, "permission_denied", "borrow_denied")
     assert tab(browser_ui, theirs)["windowId"] == home
 
-    # nobody answers: a no, once the time is up, and the question goes away
+    # nobody answers: a no, once the time is up, and the questions (in the page, and the system
+    # notification for when the page cannot show one) go away
     started = time.monotonic()
-    error = error_of(tp.run("tab", "borrow", str(theirs), "--timeout", "2s", "--json", check=False))
+    unanswered = tp.spawn("tab", "borrow", str(theirs), "--timeout", "2s", "--json")
+
+    def notifications() -> list[str]:
+        return list(chrome(browser_ui, "chrome.notifications.getAll()"))
+
+    assert wait_until(notifications, interval=0.05)[0].startswith("tabpilot-borrow-")
+    out, _ = unanswered.communicate(timeout=10)
+    error = json.loads(out)["error"]
     assert (error["code"], error["reason"]) == ("permission_denied", "borrow_timeout")
     assert 2 <= time.monotonic() - started < 5
+    assert notifications() == []
     with person_at(tp, urls[0]) as person:
         assert person.overlay_node(action="allow") is None
     assert tab(browser_ui, theirs)["windowId"] == home
