@@ -219,14 +219,20 @@
     if (!ask || typeof ask.request_id !== "string") return;
     if (state[kind]?.request_id === ask.request_id) return;
     state[kind] = ask;
-    if (kind === "borrow") state.borrowShownAt = document.visibilityState === "visible" ? Date.now() : 0;
+    if (kind === "borrow") armLater();
     else state.helpCollapsed = false;
   }
 
   document.addEventListener("visibilitychange", () => {
     // A prompt in a background tab is armed only once the person can see it.
-    if (document.visibilityState === "visible" && state.borrow) state.borrowShownAt = Date.now();
+    if (state.borrow) armLater();
   });
+
+  /** The borrow prompt's buttons take clicks ARM_MS after the person can see them (not before). */
+  function armLater() {
+    state.borrowShownAt = document.visibilityState === "visible" ? Date.now() : 0;
+    if (state.borrowShownAt) setTimeout(tick, ARM_MS);
+  }
 
   send({ kind: "overlay.hello" }).then((/** @type {any} */ r) => {
     if (!r) return;
@@ -270,7 +276,7 @@
     .head h1 { flex: 1; margin: 0; }
     .collapse { padding: 0 8px; color: #6b7280; }
     .help.collapsed .body { display: none; }
-    input.note { all: unset; display: block; width: 100%; margin-top: 4px; padding: 6px 8px; border: 1px solid #d1d5db;
+    input.note { all: unset; box-sizing: border-box; display: block; width: 100%; margin-top: 4px; padding: 6px 8px; border: 1px solid #d1d5db;
       border-radius: 6px; background: #fff; color: #111827; cursor: text; }
     .passing, .passing * { pointer-events: none !important; }
     .mark { position: fixed; border: 3px solid #f97316; border-radius: 4px; box-shadow: 0 0 0 4px rgba(249,115,22,.25);
