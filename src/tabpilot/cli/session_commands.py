@@ -17,7 +17,7 @@ TAB_TIMEOUT_S = 30.0
 # How long the person gets to answer a borrow; no answer is a no.
 BORROW_TIMEOUT_S = 60.0
 TAB_SCOPES = ("agent", "user", "all")
-SCOPE_MARKS = {"borrowed": "  (borrowed)", "user": "  (the person's: borrow it to use it)"}
+SCOPE_MARKS = {"borrowed": "  (borrowed)", "user": "  (the person's tab)"}
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
