@@ -232,6 +232,20 @@ test("its window gone, a tab goes to the person's last window, else to a new one
   assert.deepEqual(u.strip.calls.filter(([name]) => name === "windows.create"), [["windows.create", { tabId: u.theirs.id }]]);
 });
 
+test("a tab that cannot go back stays lent, so it still comes back if its Agent Window closes", async () => {
+  const t = setup();
+  await borrowed(t);
+  const move = t.strip.chrome.tabs.move;
+  t.strip.chrome.tabs.move = async () => {
+    throw new Error("Tabs cannot be edited right now (user may be dragging a tab).");
+  };
+  await assert.rejects(t.borrowing.giveBack("s1", t.theirs.id, { closing: true }), { code: "cdp_failed", message: /dragging/ });
+  assert.equal(t.borrowing.borrowerOf(t.theirs.id), "s1");
+  t.strip.chrome.tabs.move = move;
+  t.strip.closeWindow(t.agent);
+  await waitFor(() => (t.strip.windows.get(t.home)?.order.length ?? 0) === 3, "the tab to come back");
+});
+
 test("the session stopping gives every borrowed tab back", async () => {
   const t = setup();
   await borrowed(t);

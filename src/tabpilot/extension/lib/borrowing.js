@@ -399,8 +399,17 @@ export function createBorrowing({
         const left = await tabs.query({ windowId: loan.agentWindowId });
         if (left.every((t) => t.id === tabId)) await tabs.create({ windowId: loan.agentWindowId, url: "about:blank", active: true });
       }
-      const placed = await place(tabId, loan);
-      return { tab_id: tabId, returned: true, ...placed, active: loan.active };
+      try {
+        const placed = await place(tabId, loan);
+        return { tab_id: tabId, returned: true, ...placed, active: loan.active };
+      } catch (err) {
+        // Still in the Agent Window: lent again, so closing that window reopens it in the person's.
+        if (await tabs.get(tabId).then((t) => t.windowId === loan.agentWindowId, () => false)) {
+          loans.set(tabId, loan);
+          await persist();
+        }
+        throw new RpcError("cdp_failed", `tab ${tabId} could not go back: ${err instanceof Error ? err.message : err}`, undefined, { tab_id: tabId });
+      }
     },
 
     /** Give back every tab the session borrowed (it is stopping). @param {string} sessionId */
