@@ -37,7 +37,8 @@ export async function tabList(params, { sessions, tabs, borrowing, sites }) {
     }
   }
   if (scope !== "agent") {
-    for (const t of await tabs.query({})) {
+    // Normal windows only: a popup or app window cannot give up its tab, so it cannot be borrowed.
+    for (const t of await tabs.query({ windowType: "normal" })) {
       if (t.id === undefined || (await sessions.ownerOf(t)) !== null || !(await visible(t))) continue;
       listed.push({ tab_id: t.id, url: urlOf(t), title: t.title ?? "", scope: "user" });
     }
