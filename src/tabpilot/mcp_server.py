@@ -38,6 +38,12 @@ NOT_TOOLS = {
 }
 # --tab is left out too: an MCP client borrows a tab or selects one, which makes it current.
 GLOBAL_OPTIONS = {"help", "session", "browser", "json", "tab"}
+# Options most tools share get one short wording: tools/list is paid on every request.
+SHARED_HELP = {
+    "timeout": "how long to wait, e.g. 5s or 500ms",
+    "snapshot": "append a fresh snapshot",
+    "diff": "append what changed since the last snapshot",
+}
 
 
 @dataclass
@@ -97,12 +103,13 @@ def _schema(actions: list[argparse.Action]) -> dict[str, Any]:
             prop = {"type": "array", "items": _json_type(action)}
         else:
             prop = _json_type(action)
-        if action.help and action.help != argparse.SUPPRESS:
-            prop["description"] = action.help
+        help_text = SHARED_HELP.get(action.dest, action.help)
+        if help_text and help_text != argparse.SUPPRESS:
+            prop["description"] = help_text
         properties[action.dest] = prop
         if (not action.option_strings and action.nargs not in ("?", "*")) or action.required:
             required.append(action.dest)
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     return schema
