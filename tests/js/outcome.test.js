@@ -5,25 +5,12 @@ import assert from "node:assert/strict";
 import { watchOutcome } from "../../src/tabpilot/extension/lib/outcome.js";
 import { createDialogs } from "../../src/tabpilot/extension/lib/dialogs.js";
 import { urlMatcher } from "../../src/tabpilot/extension/tools/wait.js";
+import { FakeEvent as Event } from "./helpers/fake-event.js";
 
 const TAB = 9;
 const MAIN = "F-main";
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
-class Event {
-  constructor() {
-    this.listeners = new Set();
-  }
-  addListener(fn) {
-    this.listeners.add(fn);
-  }
-  removeListener(fn) {
-    this.listeners.delete(fn);
-  }
-  fire(...args) {
-    for (const fn of [...this.listeners]) fn(...args);
-  }
-}
 
 function deferred() {
   let resolve;

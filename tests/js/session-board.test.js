@@ -2,21 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createSessionBoard } from "../../src/tabpilot/extension/lib/session-board.js";
+import { FakeEvent as Event } from "./helpers/fake-event.js";
 
-class Event {
-  constructor() {
-    this.listeners = new Set();
-  }
-  addListener(fn) {
-    this.listeners.add(fn);
-  }
-  removeListener(fn) {
-    this.listeners.delete(fn);
-  }
-  fire(...args) {
-    for (const fn of [...this.listeners]) fn(...args);
-  }
-}
 
 function setup() {
   const live = [

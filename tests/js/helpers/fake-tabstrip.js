@@ -1,22 +1,6 @@
 // Windows with ordered tabs, as borrowing sees them: indexes, moves between windows, the active tab,
 // closing a window with its tabs, and the browser's recently closed list.
-export class Event {
-  constructor() {
-    this.listeners = new Set();
-  }
-
-  addListener(fn) {
-    this.listeners.add(fn);
-  }
-
-  removeListener(fn) {
-    this.listeners.delete(fn);
-  }
-
-  fire(...args) {
-    for (const fn of [...this.listeners]) fn(...args);
-  }
-}
+import { FakeEvent as Event } from "./fake-event.js";
 
 export function fakeTabStrip() {
   let nextWindow = 100;

@@ -11,6 +11,7 @@
 // opening the address again would lose) and put back in place. A tab the person drags out of the Agent
 // Window, or closes, is theirs again at once.
 import { RpcError } from "./protocol.js";
+import { readSaved } from "./saved.js";
 
 export const STORAGE_KEY = "tp_borrowed";
 export const DEFAULT_CONSENT_MS = 60_000;
@@ -135,12 +136,7 @@ export function createBorrowing({
   const ready = restore();
 
   async function restore() {
-    let stored = {};
-    try {
-      stored = (await storage.get(STORAGE_KEY))[STORAGE_KEY] ?? {};
-    } catch (err) {
-      log.warn("tabpilot: cannot read the borrowed tabs", err);
-    }
+    const stored = await readSaved(storage, STORAGE_KEY, "the borrowed tabs", log);
     for (const [key, loan] of Object.entries(stored)) {
       const tabId = Number(key);
       if (await tabs.get(tabId).then(() => true, () => false)) loans.set(tabId, /** @type {Loan} */ (loan));

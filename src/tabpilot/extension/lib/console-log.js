@@ -4,6 +4,7 @@
 // navigation, not when the debugger attaches again, not after a service-worker restart (the counters
 // and the latest entries are kept in storage.session). A re-attach makes Chrome send the page's stored
 // messages again; those are recognised by when and where they were logged, and dropped.
+import { readSaved } from "./saved.js";
 
 export const STORAGE_KEY = "tp_console";
 export const BUFFER_SIZE = 1000;
@@ -143,20 +144,16 @@ export function createConsoleLog({ cdp, storage, tabs, frameUrl = () => undefine
   });
 
   const ready = (async () => {
-    try {
-      const saved = storage ? ((await storage.get(STORAGE_KEY))[STORAGE_KEY] ?? {}) : {};
-      for (const [tabId, s] of Object.entries(saved)) {
-        if (!Number.isSafeInteger(s?.nextSeq)) continue;
-        const t = tabLog(Number(tabId));
-        t.nextSeq = Math.max(t.nextSeq, s.nextSeq);
-        t.floor = Number(s.floor) || 0;
-        for (const entry of Array.isArray(s.entries) ? s.entries : []) {
-          t.entries.push(entry);
-          t.seen.add(fingerprint(entry));
-        }
+    const saved = await readSaved(storage, STORAGE_KEY, "the console counters", log);
+    for (const [tabId, s] of Object.entries(saved)) {
+      if (!Number.isSafeInteger(s?.nextSeq)) continue;
+      const t = tabLog(Number(tabId));
+      t.nextSeq = Math.max(t.nextSeq, s.nextSeq);
+      t.floor = Number(s.floor) || 0;
+      for (const entry of Array.isArray(s.entries) ? s.entries : []) {
+        t.entries.push(entry);
+        t.seen.add(fingerprint(entry));
       }
-    } catch (err) {
-      log.warn("tabpilot: cannot read the console counters", err);
     }
     const pending = early ?? [];
     early = null;

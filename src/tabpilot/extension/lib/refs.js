@@ -6,6 +6,7 @@
 // counter is saved in storage.session, so a restarted service worker does not hand out numbers that
 // an agent still holds. Which frame owns which ref is memory only: after a restart, a ref is looked
 // for in every frame (targets.js).
+import { readSaved } from "./saved.js";
 
 export const STORAGE_KEY = "tp_ref_counters";
 /** Ranges kept per tab; the oldest go first (their refs then fall back to the search of every frame). */
@@ -46,14 +47,9 @@ export function createRefs({ storage, tabs, log = console } = {}) {
   });
 
   const ready = (async () => {
-    if (!storage) return;
-    try {
-      const saved = (await storage.get(STORAGE_KEY))[STORAGE_KEY] ?? {};
-      for (const [tabId, next] of Object.entries(saved)) {
-        if (Number.isSafeInteger(next) && next > 0) byTab.set(Number(tabId), { next: Number(next), ranges: [] });
-      }
-    } catch (err) {
-      log.warn("tabpilot: cannot read the ref counters", err);
+    const saved = await readSaved(storage, STORAGE_KEY, "the ref counters", log);
+    for (const [tabId, next] of Object.entries(saved)) {
+      if (Number.isSafeInteger(next) && next > 0) byTab.set(Number(tabId), { next: Number(next), ranges: [] });
     }
   })();
 

@@ -3,6 +3,7 @@
 // in that window (or in its set of extra tabs, e.g. a popup that could not be moved in).
 // The table lives in chrome.storage.session so a restarted service worker re-adopts its windows.
 import { RpcError } from "./protocol.js";
+import { readSaved } from "./saved.js";
 
 export const STORAGE_KEY = "tp_sessions";
 export const AGENT_WINDOW = Object.freeze({ url: "about:blank", focused: false, type: "normal", width: 1280, height: 800 });
@@ -96,12 +97,7 @@ export function createSessionManager({
   const ready = restore();
 
   async function restore() {
-    let stored = {};
-    try {
-      stored = (await storage.get(STORAGE_KEY))[STORAGE_KEY] ?? {};
-    } catch (err) {
-      log.warn("tabpilot: cannot read the session table", err);
-    }
+    const stored = await readSaved(storage, STORAGE_KEY, "the session table", log);
     for (const [id, entry] of Object.entries(stored)) {
       const windowId = entry?.windowId;
       if (!Number.isInteger(windowId)) continue;

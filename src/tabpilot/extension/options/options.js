@@ -1,5 +1,5 @@
 // @ts-check
-// The options page's own part: the blocked-sites list (connection controls come from popup.js).
+// The options page's own part: the blocked-sites list (the connection controls are the popup, embedded).
 // The list is written here to storage.local and nowhere else; no frame carries it to the daemon.
 import { STORAGE_KEY, parseBlockListText } from "../lib/blocklist.js";
 import { PROTOCOL_VERSION } from "../lib/protocol.js";
