@@ -37,6 +37,15 @@ def positive(text: str) -> int:
     return value
 
 
+def _max_tokens_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-tokens",
+        type=count,
+        metavar="N",
+        help=f"cut after about N tokens (default {DEFAULT_MAX_TOKENS}; 0 = no limit)",
+    )
+
+
 def _timeout_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
 
@@ -64,12 +73,7 @@ the same element while the page lives; use it with click, fill, … and with --r
     p.add_argument("--viewport", action="store_true", help="only what is on screen now")
     p.add_argument("--ref", metavar="@eN", help="only this element's subtree (a heading: its section)")
     p.add_argument("--urls", action="store_true", help="show the URL of every link")
-    p.add_argument(
-        "--max-tokens",
-        type=count,
-        metavar="N",
-        help=f"cut after about N tokens (default {DEFAULT_MAX_TOKENS}; 0 = no limit)",
-    )
+    _max_tokens_option(p)
     p.add_argument("--out", metavar="FILE", help="write the whole (uncut) snapshot to FILE")
     _timeout_option(p)
     p.set_defaults(handler=cmd_snapshot)
@@ -94,12 +98,7 @@ the same element while the page lives; use it with click, fill, … and with --r
         'their [role "name"] brackets). With --ref, only that element\'s text.',
     )
     p.add_argument("--ref", metavar="@eN", help="only this element (a heading: its section)")
-    p.add_argument(
-        "--max-tokens",
-        type=count,
-        metavar="N",
-        help=f"cut after about N tokens (default {DEFAULT_MAX_TOKENS}; 0 = no limit)",
-    )
+    _max_tokens_option(p)
     _timeout_option(p)
     p.set_defaults(handler=cmd_text)
 
