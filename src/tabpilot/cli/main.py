@@ -45,10 +45,32 @@ class Parser(argparse.ArgumentParser):
             raise err
         sys.exit(print_error(err, Parser.json_errors))
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse builds a formatter for every add_argument, and without a width the formatter
+        # imports shutil (bz2, lzma, fnmatch: ~4 ms) to ask for the terminal's size.
+        return self.formatter_class(prog=self.prog, width=_terminal_width())
+
+
+def _terminal_width() -> int:
+    """What shutil.get_terminal_size would say: $COLUMNS, else the terminal's width, else 80."""
+    raw = os.environ.get("COLUMNS", "")
+    if raw.isdigit():
+        columns = int(raw)
+    else:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns - 2, 40)
+
+
+def _untranslated(message: str) -> str:
+    return message
+
 
 def _common_options() -> argparse.ArgumentParser:
     # SUPPRESS keeps a value given before the verb from being reset by the subparser's default.
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--session", metavar="NAME", default=argparse.SUPPRESS, help="session to act in")
     common.add_argument("--browser", metavar="ID|LABEL", default=argparse.SUPPRESS, help="browser to use")
     common.add_argument(
@@ -186,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tabpilot {__version__}")
         return 0
     Parser.json_errors = "--json" in words
+    # tabpilot speaks English only; asking gettext for argparse's own words stats locale files (~2 ms).
+    argparse._ = _untranslated  # type: ignore[attr-defined]
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
