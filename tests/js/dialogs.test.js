@@ -5,15 +5,15 @@ import assert from "node:assert/strict";
 import { createDialogs, describeDialog } from "../../src/tabpilot/extension/lib/dialogs.js";
 import { RpcError } from "../../src/tabpilot/extension/lib/protocol.js";
 import { waitFor } from "./helpers/wait.js";
+import { fakeCdpEvents } from "./helpers/fake-cdp.js";
 
 const quiet = { warn() {} };
 
 /** A CDP that records commands and lets the test emit events; handleJavaScriptDialog closes the dialog. */
 function fakeCdp({ failHandle = false } = {}) {
-  const listeners = new Set();
-  const detachListeners = new Set();
   const sent = [];
   const cdp = {
+    ...fakeCdpEvents(5),
     sent,
     async send(tabId, method, params = {}) {
       sent.push([method, tabId, params]);
@@ -22,21 +22,6 @@ function fakeCdp({ failHandle = false } = {}) {
         cdp.emit("Page.javascriptDialogClosed", { result: params.accept, userInput: params.promptText ?? "" }, tabId);
       }
       return {};
-    },
-    onEvent(tabId, fn) {
-      const entry = { tabId, fn };
-      listeners.add(entry);
-      return () => listeners.delete(entry);
-    },
-    onDetach(fn) {
-      detachListeners.add(fn);
-      return () => detachListeners.delete(fn);
-    },
-    emit(method, params, tabId = 5) {
-      for (const l of [...listeners]) if (l.tabId === null || l.tabId === tabId) l.fn(method, params, tabId, null);
-    },
-    detach(tabId = 5) {
-      for (const fn of [...detachListeners]) fn(tabId, "target_closed");
     },
   };
   return cdp;

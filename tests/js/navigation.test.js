@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { runNavigation } from "../../src/tabpilot/extension/lib/navigation-wait.js";
 import { navigateBack } from "../../src/tabpilot/extension/tools/navigation.js";
 import { RpcError } from "../../src/tabpilot/extension/lib/protocol.js";
+import { fakeCdpEvents } from "./helpers/fake-cdp.js";
 
 const TAB = 7;
 const MAIN = "F-main";
@@ -11,37 +12,20 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 /** A CDP whose commands the test answers by hand, and whose events the test emits. */
 function scriptedCdp() {
-  const listeners = new Set();
-  const detachListeners = new Set();
   const sent = [];
   const replies = new Map(); // method → function returning the reply (or a promise)
   const cdp = {
+    ...fakeCdpEvents(TAB),
     sent,
     replies,
-    listenerCount: () => listeners.size + detachListeners.size,
     async send(tabId, method, params = {}) {
       sent.push([method, params]);
       if (method === "Page.getFrameTree") return { frameTree: { frame: { id: MAIN, loaderId: "L-old" } } };
       const reply = replies.get(method);
       return reply ? reply(params) : {};
     },
-    onEvent(tabId, fn) {
-      const entry = { tabId, fn };
-      listeners.add(entry);
-      return () => listeners.delete(entry);
-    },
-    onDetach(fn) {
-      detachListeners.add(fn);
-      return () => detachListeners.delete(fn);
-    },
     async detachError(tabId) {
       return new RpcError("not_found", `tab ${tabId} was closed`, "tab_closed");
-    },
-    emit(method, params, tabId = TAB) {
-      for (const l of [...listeners]) if (l.tabId === null || l.tabId === tabId) l.fn(method, params, tabId);
-    },
-    detach(tabId = TAB) {
-      for (const fn of [...detachListeners]) fn(tabId, "target_closed");
     },
   };
   return cdp;

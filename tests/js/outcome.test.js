@@ -6,6 +6,7 @@ import { watchOutcome } from "../../src/tabpilot/extension/lib/outcome.js";
 import { createDialogs } from "../../src/tabpilot/extension/lib/dialogs.js";
 import { urlMatcher } from "../../src/tabpilot/extension/tools/wait.js";
 import { FakeEvent as Event } from "./helpers/fake-event.js";
+import { fakeCdpEvents } from "./helpers/fake-cdp.js";
 
 const TAB = 9;
 const MAIN = "F-main";
@@ -20,9 +21,9 @@ function deferred() {
 
 /** A handler context whose page the test plays: CDP events, the page's answers, tabs opening. */
 function fakeContext({ page = { url: "https://site/next", title: "Next", status: 200 }, onFlush = () => {} } = {}) {
-  const listeners = new Set();
   const sent = [];
   const cdp = {
+    ...fakeCdpEvents(TAB),
     sent,
     async send(tabId, method, params = {}) {
       sent.push([method, params]);
@@ -31,18 +32,6 @@ function fakeContext({ page = { url: "https://site/next", title: "Next", status:
       if (method === "Page.handleJavaScriptDialog") cdp.emit("Page.javascriptDialogClosed", { result: params.accept });
       return {};
     },
-    onEvent(tabId, fn) {
-      const entry = { tabId, fn };
-      listeners.add(entry);
-      return () => listeners.delete(entry);
-    },
-    onDetach() {
-      return () => {};
-    },
-    emit(method, params) {
-      for (const l of [...listeners]) if (l.tabId === null || l.tabId === TAB) l.fn(method, params, TAB, null);
-    },
-    listenerCount: () => listeners.size,
   };
   const created = new Event();
   const tabsInSession = [{ id: TAB }];
@@ -68,12 +57,13 @@ const later = (ms = 5000) => Date.now() + ms;
 
 test("an action that sets nothing off reports nothing, after one round trip through the page", async () => {
   const { ctx, cdp } = fakeContext();
+  const before = cdp.listenerCount(); // the dialogs module's own
   const watch = await watchOutcome(ctx, TAB, "s");
   const { value, outcome } = await watch.settle(Promise.resolve("done"), { deadline: later() });
   assert.equal(value, "done");
   assert.deepEqual(outcome, {});
   assert.deepEqual(cdp.sent.filter(([m]) => m === "Runtime.evaluate").map(([, p]) => p.contextId), [77]);
-  assert.equal(cdp.listenerCount(), 1, "only the dialogs module still listens");
+  assert.equal(cdp.listenerCount(), before, "the watch removed every listener it added");
 });
 
 test("a navigation asked for during the input is waited for until it commits, with its status", async () => {
