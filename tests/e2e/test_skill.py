@@ -6,7 +6,9 @@ where a person must answer (a borrow, a help request) the test answers like a pe
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import subprocess
 import tempfile
 import threading
@@ -21,6 +23,13 @@ from test_person import person_at
 SKILL = REPO / "src" / "tabpilot" / "skill" / "SKILL.md"
 FENCE = re.compile(r"```sh\n(.*?)```", re.DOTALL)
 INLINE = re.compile(r"`(tabpilot [^`]*)`")
+PAGE_STATE = (
+    "({welcome: document.querySelector('#welcome').textContent,"
+    " remember: document.querySelector('#remember').checked,"
+    " size: document.querySelector('#size').value,"
+    " report: document.querySelector('#report').files[0]?.name,"
+    " deleted: document.querySelector('#deleted').textContent})"
+)
 EXPORT = re.compile(r"^export (\w+)=\$\((.*)\)(?:\s+#.*)?$")
 
 
@@ -89,7 +98,11 @@ def test_every_command_in_the_skill_works_as_written(tp: Tabpilot, pages: PageSe
             return subprocess.CompletedProcess(filled, proc.returncode, out, err)
 
         last = [c for c in commands if c.startswith("tabpilot session stop")]
+        state = None
         for line in [c for c in commands if c not in last] + last[-1:]:
+            if line.startswith("tabpilot reload") and state is None:
+                # Before the reload wipes it: what the examples did to the page.
+                state = json.loads(run(f"tabpilot eval {shlex.quote(PAGE_STATE)}").stdout)
             export = EXPORT.match(line)
             if export:
                 result = run(export.group(2))
@@ -100,6 +113,13 @@ def test_every_command_in_the_skill_works_as_written(tp: Tabpilot, pages: PageSe
             assert result.returncode == 0, (line, result.stdout, result.stderr)
 
     # what the examples did, seen by the page and the browser
+    assert state == {
+        "welcome": "Welcome, ada@example.com",
+        "remember": True,
+        "size": "M",
+        "report": "report.pdf",
+        "deleted": "deleted",
+    }
     assert "TABPILOT_SESSION" in env
     sessions = tp.run("session", "list", "--json").json["sessions"]
     assert env["TABPILOT_SESSION"] not in {s["session_id"] for s in sessions}  # the skill ends by stopping it
