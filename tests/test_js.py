@@ -1,4 +1,4 @@
-"""Runs the extension's JavaScript unit tests (`node --test tests/js/`) as part of pytest."""
+"""Runs the extension's JavaScript unit tests (every `tests/js/**/*.test.js`) as part of pytest."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_extension_unit_tests_pass() -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    files = sorted(str(p) for p in TESTS.glob("*.test.js"))
+    files = sorted(str(p) for p in TESTS.rglob("*.test.js"))
     proc = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=300, check=False)
     summary = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("# "))
     assert proc.returncode == 0, f"{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"

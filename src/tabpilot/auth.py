@@ -1,4 +1,4 @@
-"""Pairing codes and the mutual HMAC proofs of the handshake (twin: extension/lib/auth.js).
+"""Pairing codes and the mutual HMAC proofs of the handshake (twin: extension/link/auth.js).
 
 Pairing: both sides derive the per-browser secret from the one-time code and the extension's
 nonce, so not even the first secret crosses the wire. Every connect: each side answers the

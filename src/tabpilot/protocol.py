@@ -1,4 +1,4 @@
-"""The wire contract shared by the CLI, the daemon and the extension (twin: extension/lib/protocol.js).
+"""The wire contract shared by the CLI, the daemon and the extension (twin: extension/link/protocol.js).
 
 Frames are JSON objects: request ``{id, method, params}``, response ``{id, result}`` or
 ``{id, error: {code, message, data}}``, event ``{event, payload}``. Both twins are checked against

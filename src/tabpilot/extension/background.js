@@ -1,27 +1,28 @@
 // @ts-check
 // The MV3 service worker. Everything is wired synchronously in the first turn, because Chrome
 // only delivers an event that woke the worker to listeners registered by then.
-import { createConfig, fetchManagedConfig } from "./lib/config.js";
-import { createTransport } from "./lib/transport.js";
-import { createConnection } from "./lib/connection.js";
-import { createDispatcher, METHODS } from "./lib/dispatcher.js";
-import { createCdp } from "./lib/cdp.js";
-import { createDialogs } from "./lib/dialogs.js";
-import { createSessionManager } from "./lib/sessions.js";
-import { createFrameUrls } from "./lib/frame-urls.js";
-import { createSiteGuard } from "./lib/site-guard.js";
-import { createBorrowing } from "./lib/borrowing.js";
-import { createFrames } from "./lib/frames.js";
-import { createRefs } from "./lib/refs.js";
-import { createSnapshots } from "./lib/snapshots.js";
-import { createConsoleLog } from "./lib/console-log.js";
-import { registerKeepalive } from "./lib/keepalive.js";
-import { registerPopupBridge } from "./lib/popup-bridge.js";
-import { createSessionBoard } from "./lib/session-board.js";
-import { browserInfo } from "./lib/browser-info.js";
-import { createOverlay } from "./lib/overlay.js";
-import { createNotify } from "./lib/notify.js";
-import { RpcError } from "./lib/protocol.js";
+import { createConfig, fetchManagedConfig } from "./link/config.js";
+import { createTransport } from "./link/transport.js";
+import { createConnection } from "./link/connection.js";
+import { createDispatcher } from "./link/dispatcher.js";
+import { METHODS } from "./tools/index.js";
+import { createCdp } from "./browser/cdp.js";
+import { createDialogs } from "./browser/dialogs.js";
+import { createSessionManager } from "./state/sessions.js";
+import { createFrameUrls } from "./browser/frame-urls.js";
+import { createSiteGuard } from "./person/site-guard.js";
+import { createBorrowing } from "./person/borrowing.js";
+import { createFrames } from "./browser/frames.js";
+import { createRefs } from "./page/refs.js";
+import { createSnapshots } from "./page/snapshots.js";
+import { createConsoleLog } from "./browser/console-log.js";
+import { registerKeepalive } from "./link/keepalive.js";
+import { registerPopupBridge } from "./person/popup-bridge.js";
+import { createSessionBoard } from "./state/session-board.js";
+import { browserInfo } from "./link/browser-info.js";
+import { createOverlay } from "./person/overlay.js";
+import { createNotify } from "./person/notify.js";
+import { wireStop } from "./person/stop.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -89,18 +90,11 @@ const dispatcher = createDispatcher({
   },
 });
 
-// The person's Stop (in a page or the popup): the daemon ends the session's running and queued calls and
-// pauses it; what runs here ends at once rather than when the daemon's cancel arrives.
-overlay.onStop((sessionId) => {
-  connection.emit("session.user_interrupt", { session_id: sessionId });
-  dispatcher.abortSession(
-    sessionId,
-    new RpcError("user_aborted", "stopped: the person pressed Stop", "user_interrupt", {
-      hint: "the person stopped you; ask them before continuing, then run `tabpilot session resume`",
-    }),
-  );
+wireStop({
+  overlay,
+  emit: (name, payload) => connection.emit(name, payload),
+  abortSession: (sessionId, reason) => dispatcher.abortSession(sessionId, reason),
 });
-overlay.onResume((sessionId) => connection.emit("session.user_resume", { session_id: sessionId }));
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 

@@ -1,4 +1,4 @@
-// The event side of lib/cdp.js for tests: listeners by tab, emit and detach by hand. Each test
+// The event side of browser/cdp.js for tests: listeners by tab, emit and detach by hand. Each test
 // adds the `send` its page needs.
 
 /** @param {number} defaultTab the tab events go to when the test names none */

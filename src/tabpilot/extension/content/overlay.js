@@ -2,7 +2,7 @@
 // What the person sees in a page the agent works in: a small badge (the session, what the agent is doing,
 // Stop), the input shield while an action runs, the borrow prompt and the help panel. The content
 // script of every http(s) page's top frame (a classic script: MV3 content scripts are not modules);
-// lib/overlay.js is its service-worker side. It stays idle in pages no session uses.
+// person/overlay.js is its service-worker side. It stays idle in pages no session uses.
 //
 // The UI lives in a closed shadow root on one host element carrying `data-tabpilot-overlay`: page
 // scripts cannot reach into it, and the agent's snapshots, text, html and hit tests leave it out.

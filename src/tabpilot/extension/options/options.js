@@ -1,8 +1,8 @@
 // @ts-check
 // The options page's own part: the blocked-sites list (the connection controls are the popup, embedded).
 // The list is written here to storage.local and nowhere else; no frame carries it to the daemon.
-import { STORAGE_KEY, parseBlockListText } from "../lib/blocklist.js";
-import { PROTOCOL_VERSION } from "../lib/protocol.js";
+import { STORAGE_KEY, parseBlockListText } from "../person/blocklist.js";
+import { PROTOCOL_VERSION } from "../link/protocol.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const field = /** @type {HTMLTextAreaElement} */ ($("blocked"));

@@ -1,0 +1,93 @@
+// @ts-check
+// URL normalisation for navigate / tab_create (docs/protocol.md §4, vectors in tests/vectors/urls.json).
+import { RpcError } from "../link/protocol.js";
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+// `localhost:3000/x` and `example.com:8443` look like a scheme followed by data; a run of digits
+// after the colon, ending the input or followed by a path/query/fragment, makes it a port instead.
+const HOST_AND_PORT = /^[^\s/?#@:]+:\d+(?:[/?#]|$)/;
+const RELATIVE = /^(?:\/|\.{1,2}(?:\/|$)|[?#])/;
+const WEB_SCHEMES = new Set(["http:", "https:"]);
+
+/** Hosts a developer runs locally without TLS: default them to http://. */
+function isLoopbackHost(/** @type {string} */ hostname) {
+  return (
+    hostname === "localhost" ||
+    hostname.endsWith(".localhost") ||
+    hostname === "[::1]" ||
+    hostname === "0.0.0.0" ||
+    /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  );
+}
+
+/** @param {string} message */
+function badUrl(message) {
+  return new RpcError("invalid_params", message, "bad_url", {
+    hint: "Give a full URL such as https://example.com/path.",
+  });
+}
+
+/** @param {string} text @param {string} [base] */
+function parse(text, base) {
+  try {
+    return new URL(text, base);
+  } catch {
+    throw badUrl(base === undefined ? `not a valid URL: ${text}` : `cannot resolve ${text} against ${base}`);
+  }
+}
+
+/**
+ * @param {URL} url
+ * @param {boolean} allowFile
+ */
+function checkScheme(url, allowFile) {
+  const scheme = url.protocol;
+  if (WEB_SCHEMES.has(scheme)) {
+    if (url.hostname === "") throw badUrl(`URL has no host: ${url.href}`);
+    // Chrome's URL parser escapes a space in the host ("exa%20mple.com") where Node's refuses it.
+    if (/[%\s]/.test(url.hostname)) throw badUrl(`not a valid host name: ${url.hostname}`);
+    return;
+  }
+  if (scheme === "about:" && url.pathname === "blank") return;
+  if (scheme === "blob:" && WEB_SCHEMES.has(parse(url.pathname).protocol)) return;
+  if (scheme === "file:") {
+    if (allowFile) return;
+    throw new RpcError("invalid_params", "file: URLs are refused unless allow_file is set", "file_url_refused", {
+      hint: "Pass allow_file (the CLI's --allow-file) to open a local file.",
+    });
+  }
+  throw new RpcError("invalid_params", `${scheme} URLs are refused`, "url_scheme_refused", {
+    hint: "Use an http(s) URL; script, data:, browser-internal and extension pages cannot be opened by the agent.",
+  });
+}
+
+/**
+ * Normalise what an agent typed into the URL a tab should load.
+ * @param {unknown} input
+ * @param {{allowFile?: boolean, base?: string}} [options] base: the tab's current URL, for relative input
+ * @returns {string}
+ */
+export function normalizeUrl(input, { allowFile = false, base } = {}) {
+  const text = typeof input === "string" ? input.trim() : "";
+  if (text === "") throw badUrl("URL is empty");
+  let url;
+  if (text.startsWith("//")) {
+    url = base === undefined ? withDefaultScheme(text.slice(2)) : parse(text, base);
+  } else if (RELATIVE.test(text)) {
+    if (base === undefined) throw badUrl(`relative URL ${text} needs a page to resolve against`);
+    url = parse(text, base);
+  } else if (SCHEME.test(text) && !HOST_AND_PORT.test(text)) {
+    url = parse(text);
+  } else {
+    url = withDefaultScheme(text);
+  }
+  checkScheme(url, allowFile);
+  return url.href;
+}
+
+/** @param {string} text host[:port][/path] without a scheme */
+function withDefaultScheme(text) {
+  const url = parse(`https://${text}`);
+  if (isLoopbackHost(url.hostname)) url.protocol = "http:";
+  return url;
+}

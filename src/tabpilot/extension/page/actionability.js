@@ -1,0 +1,383 @@
+// @ts-check
+// The one actionability routine every element action goes through, so an action waits the way a person
+// would wait and acts only on what a person could act on.
+//
+// Until the action's timeout, one attempt after another (pauses growing from 0 to 250 ms):
+//   1. resolve   the target (a ref, CSS piercing open shadow roots, text=) to one element. A ref whose
+//                element is gone (ref_stale), an unknown ref and a bad selector fail at once; a target
+//                not found yet is looked for again.
+//   2. attached  the element is still in its document;
+//   3. visible   it renders (checkVisibility) with a non-empty box;
+//   4. enabled   not :disabled, not inside aria-disabled="true"                    (`enabled`)
+//   5. editable  a text field, value input or contenteditable, not read-only        (`editable`)
+//                — a checkbox, button… is refused at once: it will never take text;
+//   6. in view   scrolled to the centre when it is not inside the viewport, and the action point (the
+//                centre of its largest visible box, or `position` from its top-left) worked out in the
+//                tab's viewport, across frames;
+//   7. stable    for pointer actions: while an animation runs in its document (CSS animations and
+//                transitions, Web Animations), the same box across the next animation frame; a page
+//                with nothing animating has nothing moving, and costs no frame;             (`pointer`)
+//   8. hit       for pointer actions: the element (or something inside it, or its label) is what the
+//                browser hits at the point — through open shadow roots and same-origin frames, and
+//                through the person's overlay (the badge, the shield), which the gesture passes.
+// Steps 2–8 are one call into the page. The caller then moves the pointer and acts in one go.
+// When time runs out the last thing that was wrong is reported (code timeout): selector_not_found,
+// element_not_visible, element_disabled, element_not_editable, element_not_ready (kept moving or
+// detaching), or element_covered naming what covers it (e.g. a cookie banner's text).
+import { RpcError } from "../link/protocol.js";
+import { resolveTarget } from "./targets.js";
+
+/** Pauses between attempts, then the last one again and again. */
+const PAUSES_MS = [0, 20, 50, 100, 100, 250];
+/** Failures of resolveTarget that a later attempt may not see. */
+const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
+
+/**
+ * @typedef {import("./targets.js").ResolvedTarget} ResolvedTarget
+ * @typedef {{x: number, y: number}} Point
+ * @typedef {ResolvedTarget & {point: Point}} ActionableTarget  point: in the tab's viewport
+ * @typedef {{pointer?: boolean, visible?: boolean, enabled?: boolean, editable?: boolean, scroll?: boolean, label?: boolean,
+ *            position?: Point | null, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
+ *   visible false: the element only has to be attached (and enabled); it gets no action point
+ *   label: a <label> target stands for its control (fill, select, focus a field by its label)
+ */
+
+// ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
+
+/**
+ * Steps 2–8: state, scrolling, the action point in this frame's viewport (plus the offset of this frame
+ * in the tab's viewport when every frame above is same-origin, else null) and, for pointer actions,
+ * stability and the hit test.
+ * @this {Element}
+ * @param {{visible: boolean, enabled: boolean, editable: boolean, scroll: boolean, pointer: boolean,
+ *          position: {x: number, y: number} | null}} opts
+ *   visible false: only attached and enabled (a file input hidden behind a styled button)
+ */
+async function prepareInPage(opts) {
+  const el = this;
+  const any = /** @type {any} */ (el);
+  if (!el.isConnected) return { state: "detached" };
+  const TEXT_TYPES = /^(text|search|email|url|tel|password|number|date|time|datetime-local|month|week|color|range)$/;
+  if (opts.editable) {
+    const kind = el.localName === "textarea" || (el.localName === "input" && TEXT_TYPES.test(any.type)) ? "field" : any.isContentEditable ? "rich" : null;
+    if (!kind) return { state: "not_editable", final: true, detail: el.localName === "input" ? `an input of type ${any.type}` : `a ${el.localName} element` };
+    if (kind === "field" && any.readOnly) return { state: "readonly" };
+  }
+  if (opts.enabled && (el.matches(":disabled") || el.closest('[aria-disabled="true"]'))) return { state: "disabled" };
+  if (!opts.visible) return { state: "ok", point: null, offset: { x: 0, y: 0 } };
+  if (!any.checkVisibility({ visibilityProperty: true })) return { state: "hidden" };
+  const doc = el.ownerDocument;
+  const win = /** @type {Window} */ (doc.defaultView);
+  /** The client rect with the most area inside the viewport (the first line of a wrapped link may be cut). */
+  const pick = () => {
+    let best = null;
+    let bestArea = -1;
+    for (const r of el.getClientRects()) {
+      if (r.width <= 0 || r.height <= 0) continue;
+      const w = Math.min(r.right, win.innerWidth) - Math.max(r.left, 0);
+      const h = Math.min(r.bottom, win.innerHeight) - Math.max(r.top, 0);
+      const area = Math.max(0, w) * Math.max(0, h);
+      if (area > bestArea) [best, bestArea] = [r, area];
+    }
+    return { rect: best, inView: bestArea > 0 };
+  };
+  /** The iframe element holding a window, when its document may be read (same origin). @param {Window} w */
+  const ownerOf = (w) => {
+    try {
+      return w.frameElement;
+    } catch {
+      return null;
+    }
+  };
+  /** Where an iframe's viewport starts in its parent's. @param {Element} frame */
+  const contentOrigin = (frame) => {
+    const r = frame.getBoundingClientRect();
+    const cs = getComputedStyle(frame);
+    return { x: r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft), y: r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) };
+  };
+  /** Where this frame's viewport sits in the tab's: added up through same-origin frames. */
+  const frameOffset = () => {
+    let x = 0;
+    let y = 0;
+    for (let w = win; w !== w.top; ) {
+      const owner = ownerOf(w);
+      if (!owner) return null;
+      const o = contentOrigin(owner);
+      x += o.x;
+      y += o.y;
+      w = /** @type {Window} */ (owner.ownerDocument.defaultView);
+    }
+    return { x, y };
+  };
+  const pointOf = (/** @type {DOMRect} */ rect) => {
+    if (opts.position) {
+      const b = el.getBoundingClientRect();
+      return { x: b.left + opts.position.x, y: b.top + opts.position.y };
+    }
+    // The centre of the part of the box inside the viewport.
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, win.innerWidth);
+    const bottom = Math.min(rect.bottom, win.innerHeight);
+    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+  };
+  const inTopView = (/** @type {{x: number, y: number}} */ p, /** @type {{x: number, y: number} | null} */ offset) => {
+    if (p.x < 0 || p.y < 0 || p.x >= win.innerWidth || p.y >= win.innerHeight) return false;
+    if (!offset) return true;
+    const top = /** @type {Window} */ (win.top);
+    return p.x + offset.x >= 0 && p.y + offset.y >= 0 && p.x + offset.x < top.innerWidth && p.y + offset.y < top.innerHeight;
+  };
+  let { rect, inView } = pick();
+  if (!rect) return { state: "hidden" };
+  let offset = frameOffset();
+  let point = pointOf(rect);
+  if (opts.scroll && (!inView || !inTopView(point, offset))) {
+    // Chrome scrolls every scroller up to the top document, across frames.
+    el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    ({ rect, inView } = pick());
+    if (!rect) return { state: "hidden" };
+    offset = frameOffset();
+    point = pointOf(rect);
+  }
+  if (!inTopView(point, offset)) return { state: "outside" };
+  if (!opts.pointer) return { state: "ok", point, offset };
+
+  // Stable: only a running animation moves things without a script; then wait one frame and compare.
+  // A page that draws no frames (hidden) moves nothing either: the wait gives up quickly.
+  if (doc.getAnimations().some((a) => a.playState === "running")) {
+    const box = () => {
+      const b = el.getBoundingClientRect();
+      return [b.left, b.top, b.width, b.height];
+    };
+    const before = box();
+    await new Promise((resolve) => {
+      requestAnimationFrame(resolve);
+      setTimeout(resolve, 100);
+    });
+    if (box().some((v, i) => Math.abs(v - before[i]) > 0.5)) return { state: "moving" };
+  }
+
+  // Hit: the element (or what it holds) is what the pointer meets, here and in the same-origin frames above.
+  /** @param {Node} n */
+  const up = (n) => /** @type {Node | null} */ (n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode);
+  /** Is `inner` the element or inside it, across shadow roots? @param {Node} outer @param {Node | null} inner */
+  const holds = (outer, inner) => {
+    for (let n = inner; n; n = up(n)) if (n === outer) return true;
+    return false;
+  };
+  /**
+   * The topmost element at a point seen from a document or shadow root. The person's overlay is not in
+   * the way: the agent's gesture goes through it. @param {Document | ShadowRoot} scope @param {number} x @param {number} y
+   */
+  const topAt = (scope, x, y) => {
+    const hit = scope.elementFromPoint(x, y);
+    if (!hit || !hit.hasAttribute("data-tabpilot-overlay")) return hit;
+    return scope.elementsFromPoint(x, y).find((e) => !e.hasAttribute("data-tabpilot-overlay")) ?? null;
+  };
+  /** The deepest element at a point, looking into open shadow roots. @param {Document} d @param {number} x @param {number} y */
+  const deepHit = (d, x, y) => {
+    let hit = topAt(d, x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = topAt(hit.shadowRoot, x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  /** A control is hit through its label too (custom checkboxes hide the input under the label). @param {Element} target @param {Element | null} hit */
+  const receives = (target, hit) => {
+    if (holds(target, hit)) return true;
+    const label = hit && hit.closest("label");
+    return !!label && /** @type {any} */ (label).control === target;
+  };
+  /** What covers `target`: the largest thing around the hit element that does not contain the target. */
+  const cover = (/** @type {Element | null} */ hit, /** @type {Element} */ target) => {
+    if (!hit) return { role: "", name: "", text: "", tag: "nothing" };
+    let c = hit;
+    const d = hit.ownerDocument;
+    for (let p = up(c); p instanceof Element && p !== d.body && p !== d.documentElement && !holds(p, target); p = up(p)) c = p;
+    const clean = (/** @type {string | null} */ s) => (s || "").replace(/\s+/g, " ").trim();
+    const text = clean(/** @type {HTMLElement} */ (c).innerText ?? c.textContent);
+    return {
+      tag: c.localName + (c.id ? `#${c.id}` : ""),
+      role: clean(c.getAttribute("role")),
+      name: clean(c.getAttribute("aria-label")),
+      text: text.length > 80 ? `${text.slice(0, 79)}…` : text,
+    };
+  };
+  const hit = deepHit(doc, point.x, point.y);
+  if (!receives(el, hit)) return { state: "covered", cover: cover(hit, el) };
+  let at = { ...point };
+  for (let w = win; w !== w.top; ) {
+    const owner = ownerOf(w);
+    if (!owner) break;
+    const o = contentOrigin(owner);
+    at = { x: at.x + o.x, y: at.y + o.y };
+    const outer = deepHit(owner.ownerDocument, at.x, at.y);
+    if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner) };
+    w = /** @type {Window} */ (owner.ownerDocument.defaultView);
+  }
+  return { state: "ok", point, offset };
+}
+
+/** The role a control is named by when it is reached through its label. @this {Element} */
+function controlRoleInPage() {
+  const el = /** @type {any} */ (this);
+  const ROLES = { checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", file: "file" };
+  if (el.getAttribute("role")) return el.getAttribute("role");
+  if (el.localName === "select") return el.multiple ? "listbox" : "combobox";
+  if (el.localName === "input") return ROLES[/** @type {keyof ROLES} */ (el.type)] || "textbox";
+  return el.localName === "textarea" ? "textbox" : el.localName;
+}
+
+export const PREPARE = prepareInPage.toString();
+const CONTROL_ROLE = controlRoleInPage.toString();
+
+// ── In the service worker ───────────────────────────────────────────────────────────────────────────
+
+/** @param {{role: string, name: string, text: string, tag: string}} c */
+function describeCover(c) {
+  const what = c.role ? `${c.role}${c.name ? ` ${JSON.stringify(c.name)}` : ""}` : c.tag;
+  return c.text ? `${what} (${JSON.stringify(c.text)})` : what;
+}
+
+/** @param {ResolvedTarget} t */
+export function nameOf(t) {
+  return t.ref ? `${t.label} @${t.ref}` : t.label;
+}
+
+/**
+ * The error for a state that stayed wrong until the timeout.
+ * @param {string} state @param {{target: ResolvedTarget | null, raw: string, waitedMs: number, detail?: any}} info
+ */
+function notReady(state, { target, raw, waitedMs, detail }) {
+  const what = target ? nameOf(target) : JSON.stringify(raw);
+  const after = `after ${(waitedMs / 1000).toFixed(1)} s`;
+  const data = { waited_ms: waitedMs, target: raw, ...(target ? { ref: target.ref, label: target.label } : {}) };
+  switch (state) {
+    case "covered":
+      return new RpcError("timeout", `${what} is covered by ${describeCover(detail)} (${after})`, "element_covered", {
+        ...data,
+        cover: detail,
+        hint: "Close or accept what covers it first (e.g. click its button), then retry.",
+      });
+    case "disabled":
+      return new RpcError("timeout", `${what} is disabled (${after})`, "element_disabled", {
+        ...data,
+        hint: "It stayed disabled: do what the page needs first (fill the required fields…), or check it with `tabpilot snapshot`.",
+      });
+    case "readonly":
+      return new RpcError("timeout", `${what} is read-only (${after})`, "element_not_editable", {
+        ...data,
+        hint: "It does not take text; check the page with `tabpilot snapshot`.",
+      });
+    case "hidden":
+    case "outside":
+      return new RpcError("timeout", `${what} is ${state === "hidden" ? "hidden" : "out of reach of the viewport"} (${after})`, "element_not_visible", {
+        ...data,
+        hint: "Open what holds it (a menu, a tab, a collapsed section) or scroll to it, then retry.",
+      });
+    case "not_found":
+      return new RpcError("timeout", `nothing matches ${JSON.stringify(raw)} (${after})`, "selector_not_found", {
+        ...data,
+        hint: "Check the page with `tabpilot snapshot` or `tabpilot find TEXT`, or raise --timeout if it comes later.",
+      });
+    default:
+      return new RpcError("timeout", `${what} ${state === "moving" ? "kept moving" : "kept being replaced"} (${after})`, "element_not_ready", {
+        ...data,
+        hint: "Retry, or raise --timeout; an animation may still be running.",
+      });
+  }
+}
+
+/** @param {number} ms @param {AbortSignal} [signal] */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+/** Let go of an element handle we no longer need (fire and forget). @param {Record<string, any>} ctx @param {ResolvedTarget} t */
+export function release(ctx, t) {
+  void ctx.frames.send(t.frame, "Runtime.releaseObject", { objectId: t.objectId }).catch(() => {});
+}
+
+/**
+ * The control a <label> target stands for, named by its role and the label's text; other targets as they are.
+ * @param {Record<string, any>} ctx @param {ResolvedTarget} target
+ * @returns {Promise<ResolvedTarget>}
+ */
+async function followLabel(ctx, target) {
+  if (target.label.split(" ", 1)[0] !== "label") return target;
+  const control = await ctx.frames.callOn(target.frame, target.objectId, "function () { return this.control; }", [], { returnByValue: false });
+  if (!control.objectId) return target;
+  const role = await ctx.frames.callOn(target.frame, control.objectId, CONTROL_ROLE);
+  release(ctx, target);
+  return { ...target, objectId: control.objectId, label: `${role}${target.label.slice("label".length)}` };
+}
+
+/**
+ * Wait until `raw` names an element an action can be done to, and return it with its action point.
+ * @param {Record<string, any>} ctx handler context (frames, refs, cdp, signal)
+ * @param {number} tabId
+ * @param {string} raw the target as the agent wrote it
+ * @param {ActionabilityOptions} options
+ * @returns {Promise<ActionableTarget>}
+ */
+export async function actionable(ctx, tabId, raw, options) {
+  const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, signal } = options;
+  const started = Date.now();
+  const deadline = options.deadline ?? started + options.timeoutMs;
+  /** @type {{state: string, target: ResolvedTarget | null, detail?: any}} */
+  let last = { state: "not_found", target: null };
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw notReady(last.state, { target: last.target, raw, waitedMs: Date.now() - started, detail: last.detail });
+      await pause(Math.min(PAUSES_MS[Math.min(attempt, PAUSES_MS.length - 1)], left), signal);
+    }
+    if (signal?.aborted) throw signal.reason;
+    /** @type {ResolvedTarget} */
+    let target;
+    try {
+      target = await resolveTarget(ctx, tabId, raw);
+      if (label) target = await followLabel(ctx, target);
+    } catch (err) {
+      if (err instanceof RpcError && err.reason && RETRY_REASONS.has(err.reason)) {
+        last = { state: "not_found", target: null };
+        continue;
+      }
+      throw err;
+    }
+    // The first look usually finds the element ready: the shield opens for the gesture meanwhile.
+    if (attempt === 0) ctx.shield?.expect();
+    const prepared = await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [{ visible, enabled, editable, scroll, pointer, position }], {
+      awaitPromise: true,
+    });
+    if (prepared.state !== "ok") {
+      ctx.shield?.unexpect();
+      release(ctx, target);
+      if (prepared.final) {
+        throw new RpcError("invalid_params", `${nameOf(target)} does not take text: it is ${prepared.detail}`, "element_not_editable", {
+          target: raw,
+          ref: target.ref,
+          hint: "Use check/uncheck for checkboxes and radios, select for <select>, upload for file inputs, click for buttons.",
+        });
+      }
+      last = { state: prepared.state, target, detail: prepared.cover };
+      continue;
+    }
+    if (!visible) return { ...target, point: { x: 0, y: 0 } };
+    // The frame's place in the tab: known in the page when every frame above is same-origin.
+    const offset = prepared.offset ?? (await ctx.frames.offset(target.frame));
+    return { ...target, point: { x: prepared.point.x + offset.x, y: prepared.point.y + offset.y } };
+  }
+}

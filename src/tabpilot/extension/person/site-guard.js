@@ -1,0 +1,234 @@
+// @ts-check
+// Enforces the person's blocked sites (blocklist.js holds the grammar). Nothing here leaves the
+// extension: a refusal names neither the list nor the pattern that matched.
+//
+// - Before a page command: the tab's address and pending address, and every frame of it
+//   (sessions.resolveTab calls `admit`); before a navigation: where it goes (`refuseDestination`).
+// - While we debug a tab: requests to blocked sites never leave the browser. Every target we attach
+//   to (tabs and their out-of-process frames) intercepts requests whose address could be blocked
+//   (Fetch.enable with patterns made from the list) and fails those that are.
+// - After a command (`gate`): a result from a tab whose page tried to go to a blocked site, or is on
+//   one, or that opened a tab on one (closed at once), is replaced by the refusal. A frame that could
+//   not load a blocked page just stays empty: the page around it is still the agent's to use.
+// The list is cached, and the cache follows storage.onChanged; a value that is not a valid list
+// blocks every web page.
+import { RpcError } from "../link/protocol.js";
+import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
+
+export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
+const DAMAGED_HINT =
+  "The person's blocked-sites list is damaged, so every site is blocked: ask them to fix it in the tabpilot extension's options.";
+
+/** Methods that act on no page, or only give the session's tabs back or away. Everything else is gated. */
+const UNGATED = new Set(["system.ping", "tool.session_start", "tool.session_stop", "tool.tab_list", "tool.tab_close", "tool.tab_return"]);
+
+/**
+ * The Fetch.enable patterns that catch every request the list could block (coarse: anything containing
+ * a blocked host; the exact check runs on each caught request). null: nothing to intercept.
+ * @param {unknown} storedValue
+ * @returns {{urlPattern: string, requestStage: "Request"}[] | null}
+ */
+export function interceptPatterns(storedValue) {
+  const parsed = parseBlockList(storedValue);
+  if (!parsed.ok) return [{ urlPattern: "*", requestStage: "Request" }];
+  const hosts = new Set(parsed.rules.map((rule) => rule.host));
+  if (hosts.size === 0) return null;
+  // Fetch patterns know only * and ?, escaped with a backslash.
+  return [...hosts].map((host) => ({ urlPattern: `*${host.replace(/[*?\\]/g, "\\$&")}*`, requestStage: "Request" }));
+}
+
+/**
+ * @typedef {{url?: string, pendingUrl?: string, id?: number}} TabLike
+ * @typedef {{tabId: number, sessionId: string | null}} Target
+ * @typedef {{
+ *   onEvent(tabId: number | null, fn: (method: string, params: any, tabId: number, sessionId: string | null) => void, options?: {children?: boolean}): () => void,
+ *   sendToSession(tabId: number, sessionId: string | null, method: string, params?: object): Promise<any>,
+ *   targets(): Target[],
+ * }} CdpLike
+ */
+
+/**
+ * @param {{
+ *   storage: {get(key: string): Promise<Record<string, unknown>>},
+ *   onChanged: {addListener(fn: (changes: Record<string, {newValue?: unknown}>, area: string) => void): void},
+ *   cdp: CdpLike,
+ *   tabs: {get(tabId: number): Promise<TabLike>, remove(tabId: number): Promise<void>},
+ *   frameUrls: {of(tabId: number): Promise<string[]>, knownOf(tabId: number): string[]},
+ *   mainFrameId: (tabId: number) => Promise<string>,
+ *   log?: Pick<Console, "warn">,
+ * }} deps
+ */
+export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, mainFrameId, log = console }) {
+  /** @type {Promise<unknown> | null} */
+  let cached = null;
+  /** Counts pages kept from going to a blocked site; `pageRefusals` holds the count at each tab's latest. */
+  let refusals = 0;
+  /** @type {Map<number, number>} */
+  const pageRefusals = new Map();
+
+  // Registered in the worker's first turn, like every listener.
+  onChanged.addListener((changes, area) => {
+    if (area !== "local" || !(STORAGE_KEY in changes)) return;
+    cached = Promise.resolve(changes[STORAGE_KEY].newValue);
+    void reapply();
+  });
+  cdp.onEvent(
+    null,
+    (method, params, tabId, sessionId) => {
+      if (method === "Fetch.requestPaused") void decide(tabId, sessionId, params);
+    },
+    { children: true },
+  );
+
+  function storedValue() {
+    cached ??= storage.get(STORAGE_KEY).then(
+      (items) => items[STORAGE_KEY],
+      // Unreadable counts as damaged: every site is blocked.
+      () => ({ unreadable: true }),
+    );
+    return cached;
+  }
+
+  /** @param {string | undefined | null} url */
+  async function isBlocked(url) {
+    return blockedBy(await storedValue(), url) !== null;
+  }
+
+  /** @param {string} message @param {Record<string, unknown>} [data] */
+  async function refusal(message, data = {}) {
+    const damaged = !parseBlockList(await storedValue()).ok;
+    return new RpcError("blocked_site", damaged ? `${message} (the blocked-sites list is damaged, so every site is blocked)` : message, "site_blocked", {
+      ...data,
+      hint: damaged ? DAMAGED_HINT : HINT,
+    });
+  }
+
+  /** A request caught by the Fetch patterns: let it go, or fail it before it leaves the browser. */
+  async function decide(/** @type {number} */ tabId, /** @type {string | null} */ sessionId, /** @type {any} */ params) {
+    let blocked = true;
+    try {
+      blocked = await isBlocked(params.request?.url);
+    } catch (err) {
+      log.warn("tabpilot: cannot check a request against the blocked sites; failing it", err);
+    }
+    const document = params.resourceType === "Document";
+    const answer = blocked
+      ? // Aborted leaves a page where it was (no error page is committed); a subresource just fails.
+        ["Fetch.failRequest", { requestId: params.requestId, errorReason: document ? "Aborted" : "BlockedByClient" }]
+      : ["Fetch.continueRequest", { requestId: params.requestId }];
+    if (blocked && document && sessionId === null && params.frameId === (await mainFrameId(tabId).catch(() => null))) {
+      pageRefusals.set(tabId, ++refusals);
+    }
+    await cdp.sendToSession(tabId, sessionId, answer[0], answer[1]).catch(() => {
+      // The request went away meanwhile (the frame navigated or closed).
+    });
+  }
+
+  /** @param {(method: string, params?: object) => Promise<unknown>} send */
+  async function intercept(send) {
+    const patterns = interceptPatterns(await storedValue());
+    await send(patterns ? "Fetch.enable" : "Fetch.disable", patterns ? { patterns } : {});
+  }
+
+  /** The list changed: every target we debug intercepts by the new patterns. */
+  async function reapply() {
+    await Promise.all(
+      cdp.targets().map(({ tabId, sessionId }) =>
+        intercept((method, params) => cdp.sendToSession(tabId, sessionId, method, params)).catch(() => {
+          // A target that went away needs nothing.
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Why the command's tab is refused after it ran, or null.
+   * @param {number} tabId @param {number} since the refusal count when the command started
+   */
+  async function landedOn(tabId, since) {
+    if ((pageRefusals.get(tabId) ?? 0) > since) return `the page in tab ${tabId} tried to go to a site the person blocked; it was stopped before reaching it`;
+    const tab = await tabs.get(tabId).catch(() => null);
+    if (!tab) return null;
+    if (await isBlocked(tab.pendingUrl)) return `tab ${tabId} is going to a site the person blocked`;
+    for (const url of [tab.url, ...frameUrls.knownOf(tabId)]) {
+      if (await isBlocked(url)) return `tab ${tabId} is on a site the person blocked`;
+    }
+    return null;
+  }
+
+  /**
+   * The after-check around one handler.
+   * @param {import("../link/dispatcher.js").Handler} handler
+   * @returns {import("../link/dispatcher.js").Handler}
+   */
+  function checked(handler) {
+    return async (params, ctx) => {
+      const since = refusals;
+      let result;
+      /** @type {unknown} */
+      let failure = null;
+      try {
+        result = await handler(params, ctx);
+      } catch (err) {
+        failure = err ?? new Error("handler failed");
+      }
+      if (failure instanceof RpcError && failure.code === "blocked_site") throw failure;
+      const opened = /** @type {any} */ (result)?.opened_tab;
+      if (opened && Number.isInteger(opened.tab_id)) {
+        const tab = await tabs.get(opened.tab_id).catch(() => null);
+        if (tab && ((await isBlocked(tab.url)) || (await isBlocked(tab.pendingUrl)))) {
+          await tabs.remove(opened.tab_id).catch(() => {});
+          throw await refusal(`the page opened a tab on a site the person blocked; tabpilot closed it`, { tab_id: /** @type {any} */ (result).tab_id });
+        }
+      }
+      const tabId = /** @type {any} */ (result)?.tab_id ?? /** @type {any} */ (failure)?.data?.tab_id ?? params.tab_id ?? (await currentTab(ctx, params));
+      const why = Number.isInteger(tabId) ? await landedOn(tabId, since) : null;
+      if (why) throw await refusal(why, { tab_id: tabId });
+      if (failure) throw failure;
+      return result;
+    };
+  }
+
+  return {
+    isBlocked,
+
+    /** The per-target setup cdp runs on every tab and frame session it attaches to. */
+    intercept,
+
+    /**
+     * Refuse a tab the agent may not use: its address, its pending address and, with `frames`, every
+     * frame in it (this attaches to the tab).
+     * @param {TabLike & {id: number}} tab
+     * @param {{frames?: boolean}} [options]
+     */
+    async admit(tab, { frames = true } = {}) {
+      if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, { tab_id: tab.id });
+      if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, { tab_id: tab.id });
+      if (!frames) return;
+      for (const url of await frameUrls.of(tab.id)) {
+        if (await isBlocked(url)) throw await refusal(`a frame in tab ${tab.id} is on a site the person blocked`, { tab_id: tab.id });
+      }
+    },
+
+    /** Refuse a navigation to a blocked address before it starts. @param {string} url @param {number} [tabId] */
+    async refuseDestination(url, tabId) {
+      if (await isBlocked(url)) throw await refusal(`${url} is on a site the person blocked`, tabId === undefined ? {} : { tab_id: tabId });
+    },
+
+    /**
+     * The method table with the after-check around every method that acts on a page.
+     * @param {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} handlers
+     */
+    gate(handlers) {
+      return Object.freeze(Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, UNGATED.has(method) ? h : checked(h)])));
+    },
+  };
+}
+
+/** The session's current tab, for a command whose result names none. @param {any} ctx @param {Record<string, any>} params */
+async function currentTab(ctx, params) {
+  if (typeof params.session_id !== "string") return null;
+  const tab = await ctx.sessions.resolveTab(params.session_id, undefined, { anyState: true, sites: "none" }).catch(() => null);
+  return tab?.id ?? null;
+}
+

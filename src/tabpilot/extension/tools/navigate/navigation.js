@@ -1,0 +1,96 @@
+// @ts-check
+// tool.navigate / navigate_back / navigate_forward / reload, all through browser/navigation-wait.js.
+import { RpcError } from "../../link/protocol.js";
+import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf, waitUntilOf } from "../../link/params.js";
+import { normalizeUrl } from "../../browser/urls.js";
+import { runNavigation } from "../../browser/navigation-wait.js";
+import { describePage } from "../../browser/page-info.js";
+
+/**
+ * Run one navigation command on a tab and build the navigation result.
+ * @param {Record<string, any>} ctx handler context
+ * @param {number} tabId
+ * @param {{command: () => Promise<any>, waitUntil: string, timeoutMs: number, kind?: import("../../browser/navigation-wait.js").NavigationKind, requestedUrl?: string}} options
+ */
+export async function navigateTab(ctx, tabId, { command, waitUntil, timeoutMs, kind = "navigate", requestedUrl }) {
+  if (requestedUrl) await ctx.sites.refuseDestination(requestedUrl, tabId);
+  const { sameDocument } = await runNavigation({
+    cdp: ctx.cdp,
+    dialogs: ctx.dialogs,
+    tabId,
+    kind,
+    command,
+    waitUntil,
+    timeoutMs,
+    signal: ctx.signal,
+    requestedUrl,
+  });
+  const page = await describePage(ctx, tabId);
+  return {
+    tab_id: tabId,
+    url: page.url,
+    title: page.title,
+    status: sameDocument ? null : page.status,
+    reached: waitUntil,
+    same_document: sameDocument,
+  };
+}
+
+/** @type {import("../../link/dispatcher.js").Handler} */
+export async function navigate(params, ctx) {
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  const url = normalizeUrl(requireString(params, "url"), {
+    allowFile: optionalBool(params, "allow_file", false),
+    base: tab.url || undefined,
+  });
+  return navigateTab(ctx, tab.id, {
+    command: () => ctx.cdp.send(tab.id, "Page.navigate", { url }),
+    waitUntil: waitUntilOf(params),
+    timeoutMs: timeoutOf(params),
+    requestedUrl: url,
+  });
+}
+
+/**
+ * @param {Record<string, any>} params
+ * @param {Record<string, any>} ctx
+ * @param {-1 | 1} delta
+ */
+async function traverse(params, ctx, delta) {
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  const waitUntil = waitUntilOf(params);
+  const timeoutMs = timeoutOf(params);
+  const { currentIndex, entries } = await ctx.cdp.send(tab.id, "Page.getNavigationHistory");
+  const entry = entries[currentIndex + delta];
+  if (!entry) {
+    throw new RpcError("invalid_params", `tab ${tab.id} has no ${delta < 0 ? "previous" : "next"} history entry`, "no_history_entry", {
+      tab_id: tab.id,
+    });
+  }
+  return navigateTab(ctx, tab.id, {
+    kind: "history",
+    command: () => ctx.cdp.send(tab.id, "Page.navigateToHistoryEntry", { entryId: entry.id }),
+    waitUntil,
+    timeoutMs,
+    requestedUrl: entry.url,
+  });
+}
+
+/** @type {import("../../link/dispatcher.js").Handler} */
+export const navigateBack = (params, ctx) => traverse(params, ctx, -1);
+
+/** @type {import("../../link/dispatcher.js").Handler} */
+export const navigateForward = (params, ctx) => traverse(params, ctx, 1);
+
+/** @type {import("../../link/dispatcher.js").Handler} */
+export async function reload(params, ctx) {
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  const ignoreCache = optionalBool(params, "hard", false);
+  return navigateTab(ctx, tab.id, {
+    kind: "reload",
+    command: () => ctx.cdp.send(tab.id, "Page.reload", { ignoreCache }),
+    waitUntil: waitUntilOf(params),
+    timeoutMs: timeoutOf(params),
+    requestedUrl: tab.url,
+  });
+}

@@ -1,0 +1,55 @@
+// The extension's protocol twin against the vectors shared with protocol.py.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as protocol from "../../../src/tabpilot/extension/link/protocol.js";
+
+const vectors = JSON.parse(readFileSync(new URL("../../vectors/protocol.json", import.meta.url), "utf8"));
+
+test("constants match the Python twin", () => {
+  assert.equal(protocol.PROTOCOL_VERSION, vectors.protocol_version);
+  assert.equal(protocol.MIN_COMPATIBLE_PROTOCOL, vectors.min_compatible_protocol);
+  assert.equal(protocol.DEFAULT_PORT, vectors.default_port);
+  assert.deepEqual({ ...protocol.ERROR_EXIT_CODES }, vectors.error_exit_codes);
+  assert.deepEqual([...protocol.REASONS].sort(), vectors.reasons);
+  assert.deepEqual([...protocol.EXTENSION_METHODS].sort(), vectors.extension_methods);
+  assert.deepEqual([...protocol.EXTENSION_EVENTS].sort(), vectors.extension_events);
+  assert.deepEqual([...protocol.WAIT_UNTIL], vectors.wait_until);
+});
+
+test("protocol major parsing", () => {
+  for (const [input, expected] of vectors.protocol_major) {
+    assert.equal(protocol.parseProtocolMajor(input), expected, `major of ${JSON.stringify(input)}`);
+  }
+});
+
+test("protocol version parsing", () => {
+  for (const [input, expected] of vectors.protocol_version_parse) {
+    assert.deepEqual(protocol.parseProtocolVersion(input), expected, `version ${JSON.stringify(input)}`);
+  }
+});
+
+test("compatibility verdicts", () => {
+  for (const [local, localFloor, remote, remoteFloor, verdict, why] of vectors.verdicts) {
+    const [got, reason] = protocol.compatibilityVerdict(local, localFloor, remote, remoteFloor);
+    assert.equal(got, verdict, `${local} vs ${remote}`);
+    assert.ok(reason.includes(why), `${reason} should mention ${why}`);
+  }
+});
+
+test("frame classification", () => {
+  for (const [frame, expected] of vectors.classify) {
+    assert.equal(protocol.classify(frame), expected, JSON.stringify(frame));
+  }
+});
+
+test("RpcError refuses codes and reasons outside the closed sets", () => {
+  assert.throws(() => new protocol.RpcError("nope", "x"));
+  assert.throws(() => new protocol.RpcError("not_found", "x", "nope"));
+  const err = new protocol.RpcError("not_found", "tab 9 not found", "unknown_tab", { tab_id: 9 });
+  assert.deepEqual(err.toWire(), {
+    code: "not_found",
+    message: "tab 9 not found",
+    data: { tab_id: 9, reason: "unknown_tab" },
+  });
+});

@@ -1,0 +1,266 @@
+// The worker side of the person's view (person/overlay.js) and the notification asker (person/notify.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createOverlay } from "../../../src/tabpilot/extension/person/overlay.js";
+import { createNotify } from "../../../src/tabpilot/extension/person/notify.js";
+import { withoutOverlay } from "../../../src/tabpilot/extension/tools/observe/observation.js";
+import { activityOf } from "../../../src/tabpilot/extension/page/action.js";
+import { FakeEvent } from "../helpers/fake-chrome.js";
+
+const quiet = { warn() {} };
+const tick = () => new Promise((r) => setImmediate(r));
+const EXT = "ext-id";
+
+/**
+ * Tabs 1 and 2 are in session "s1"'s Agent Window (window 10); tab 3 is the person's. `pages` answers
+ * what the worker sends to a tab's content script (no entry: the tab has none).
+ */
+function setup({ pages = {} } = {}) {
+  const sent = [];
+  const stops = [];
+  const resumes = [];
+  const tabs = {
+    onRemoved: new FakeEvent(),
+    async sendMessage(tabId, message, options) {
+      sent.push([tabId, message, options]);
+      const page = pages[tabId];
+      if (!page) throw new Error("Could not establish connection. Receiving end does not exist.");
+      return page(message);
+    },
+  };
+  const runtime = { id: EXT, onMessage: new FakeEvent() };
+  const windowOf = { 1: 10, 2: 10, 3: 20 };
+  const sessions = {
+    async ownerOf(tab) {
+      return windowOf[tab.id] === 10 ? "s1" : null;
+    },
+    async tabs(sessionId) {
+      return sessionId === "s1" ? [{ id: 1 }, { id: 2 }] : [];
+    },
+  };
+  const overlay = createOverlay({ tabs, runtime, sessions, log: quiet });
+  overlay.onStop((sessionId, tabId) => stops.push([sessionId, tabId]));
+  overlay.onResume((sessionId) => resumes.push(sessionId));
+  /** A message from the content script of a tab's frame; resolves its reply (undefined: not answered). */
+  const fromPage = (tabId, message, { frameId = 0, id = EXT } = {}) =>
+    new Promise((resolve) => {
+      let answered = false;
+      const handled = runtime.onMessage.listeners[0](message, { id, frameId, tab: { id: tabId, windowId: windowOf[tabId] } }, (r) => {
+        answered = true;
+        resolve(r);
+      });
+      if (!handled && !answered) resolve(undefined);
+    });
+  return { overlay, sent, stops, resumes, fromPage };
+}
+
+const ok = () => ({ ok: true });
+const shown = (m) => (m.kind === "borrow" || m.kind === "help" ? { shown: true } : { ok: true });
+
+test("a borrow is answered by the page of the tab that was asked, and only by it", async () => {
+  const { overlay, sent, fromPage } = setup({ pages: { 3: shown } });
+  const answer = overlay.askBorrow(3, { requestId: "r1", sessionId: "s1", reason: "  read   the total ", timeoutMs: 5000 });
+  await tick();
+  const [tabId, message, options] = sent[0];
+  assert.equal(tabId, 3);
+  assert.deepEqual(options, { frameId: 0 });
+  assert.equal(message.kind, "borrow");
+  assert.deepEqual({ ...message.ask, deadline: 0 }, { session_id: "s1", reason: "read the total", request_id: "r1", deadline: 0 });
+  // another tab's page, a child frame and a foreign sender cannot answer it
+  assert.deepEqual(await fromPage(1, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }), { ok: false });
+  assert.equal(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }, { frameId: 4 }), undefined);
+  assert.equal(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }, { id: "other" }), undefined);
+  assert.deepEqual(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "yes please" }), { ok: false });
+  assert.deepEqual(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "deny" }), { ok: true });
+  assert.equal(await answer, "deny");
+  await tick();
+  assert.deepEqual(sent.at(-1)[1], { kind: "ask_end", request_id: "r1" });
+});
+
+test("a borrow nobody can see or answer is never a yes", async () => {
+  const { overlay } = setup({ pages: { 3: shown } });
+  assert.equal(await overlay.askBorrow(5, { requestId: "r1", sessionId: "s1", timeoutMs: 5000 }), "unavailable");
+  assert.equal(await overlay.askBorrow(3, { requestId: "r2", sessionId: "s1", timeoutMs: 20 }), "timeout");
+  const controller = new AbortController();
+  const aborted = overlay.askBorrow(3, { requestId: "r3", sessionId: "s1", timeoutMs: 5000, signal: controller.signal });
+  controller.abort();
+  assert.equal(await aborted, "unavailable");
+});
+
+test("a page that starts (after a navigation) gets its session's badge and what it is being asked", async () => {
+  const { overlay, fromPage } = setup({ pages: { 1: shown, 3: shown } });
+  overlay.activity(1, `click  @e12   ${"x".repeat(200)}`);
+  void overlay.askBorrow(3, { requestId: "r1", sessionId: "s1", timeoutMs: 5000 });
+  void overlay.askHelp(1, { requestId: "h1", sessionId: "s1", title: "Log in", prompt: "Please log in", timeoutMs: 5000, rects: [{ x: 1, y: 2, width: 3, height: 4 }] });
+  const agentTab = await fromPage(1, { kind: "overlay.hello" });
+  assert.equal(agentTab.session.id, "s1");
+  assert.equal(agentTab.session.paused, false);
+  assert.ok(agentTab.session.activity.startsWith("click @e12 x") && agentTab.session.activity.length === 120);
+  assert.equal(agentTab.borrow, null);
+  assert.deepEqual({ ...agentTab.help, deadline: 0 }, {
+    session_id: "s1", title: "Log in", prompt: "Please log in", rects: [{ x: 1, y: 2, width: 3, height: 4 }], request_id: "h1", deadline: 0,
+  });
+  const userTab = await fromPage(3, { kind: "overlay.hello" });
+  assert.equal(userTab.session, null);
+  assert.equal(userTab.borrow.request_id, "r1");
+});
+
+test("Stop in a page pauses that page's session for all its tabs; Resume and the agent's next call end it", async () => {
+  const { overlay, sent, stops, resumes, fromPage } = setup({ pages: { 1: ok, 2: ok, 3: ok } });
+  assert.deepEqual(await fromPage(3, { kind: "overlay.stop" }), { ok: false });
+  assert.deepEqual(stops, []);
+  assert.deepEqual(await fromPage(2, { kind: "overlay.stop" }), { ok: true });
+  assert.deepEqual(stops, [["s1", 2]]);
+  assert.ok(overlay.isPaused("s1"));
+  await tick();
+  const states = sent.filter(([, m]) => m.kind === "state").map(([tabId, m]) => [tabId, m.session.paused]);
+  assert.deepEqual(states, [[1, true], [2, true]]);
+  assert.deepEqual(await fromPage(1, { kind: "overlay.resume" }), { ok: true });
+  assert.deepEqual(resumes, ["s1"]);
+  overlay.stop("s1");
+  assert.deepEqual(stops.at(-1), ["s1", null]);
+  overlay.resumedByAgent("s1");
+  assert.equal(overlay.isPaused("s1"), false);
+  assert.deepEqual(resumes, ["s1"], "the agent resuming is no event of the person's");
+});
+
+test("the shield lets the agent's gesture through: the page opens it before the first input, and it closes when no more input comes", async () => {
+  const log = [];
+  const { overlay, sent } = setup({ pages: { 1: (m) => (log.push(`page ${m.kind} ${m.open ?? m.on ?? ""}`.trim()), { ok: true }) } });
+  const cdp = (method) => (log.push(`cdp ${method}`), Promise.resolve({}));
+  const shield = overlay.shield(1, { activity: "click @e3" });
+  const send = shield.gate(cdp);
+  await send("Runtime.evaluate", {});
+  const gesture = () =>
+    Promise.all([
+      send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 6 }),
+      send("Input.dispatchMouseEvent", { type: "mousePressed", x: 5, y: 6 }),
+      send("Input.dispatchMouseEvent", { type: "mouseReleased", x: 5, y: 6 }),
+    ]);
+  await gesture();
+  await new Promise((r) => setTimeout(r, 80));
+  await gesture();
+  shield.release();
+  await tick();
+  const input = "cdp Input.dispatchMouseEvent";
+  assert.deepEqual(log, [
+    "page shield true",
+    "cdp Runtime.evaluate",
+    "page pass true",
+    input, input, input,
+    "page pass false",
+    "page pass true",
+    input, input, input,
+    "page shield false",
+  ]);
+  assert.equal(sent[0][1].activity, "click @e3");
+  // the shield comes back with the agent's pointer left free (its hover stays), the next one too
+  assert.deepEqual(sent.find(([, m]) => m.kind === "pass" && !m.open)[1].hole, { x: 5, y: 6 });
+  overlay.shield(1).release();
+  assert.deepEqual(sent.filter(([, m]) => m.kind === "shield" && m.on).at(-1)[1].hole, { x: 5, y: 6 });
+});
+
+test("the shield opens while the element is first looked at, and closes again when it was not ready", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.open ?? m.on}`), { ok: true }) } });
+  const shield = overlay.shield(1);
+  shield.expect();
+  await tick();
+  shield.unexpect();
+  shield.expect();
+  await tick();
+  const send = shield.gate(() => (log.push("input"), Promise.resolve({})));
+  await send("Input.dispatchKeyEvent", {});
+  assert.deepEqual(log, ["shield true", "pass true", "pass false", "pass true", "input"]);
+});
+
+test("without a content script the gate adds nothing to the gesture", async () => {
+  const { overlay, sent } = setup();
+  const calls = [];
+  const send = overlay.shield(7).gate((method) => (calls.push(method), Promise.resolve({})));
+  await send("Input.dispatchKeyEvent", { type: "keyDown" });
+  assert.deepEqual(calls, ["Input.dispatchKeyEvent"]);
+  assert.deepEqual(sent.map(([, m]) => m.kind), ["shield"]);
+});
+
+test("hidden keeps the overlay out of sight only while the work runs", async () => {
+  const seen = [];
+  const { overlay } = setup({ pages: { 1: (m) => (seen.push(m), { ok: true }) } });
+  const value = await overlay.hidden(1, async () => {
+    seen.push("work");
+    return 42;
+  });
+  await tick();
+  assert.equal(value, 42);
+  assert.deepEqual(seen, [{ kind: "hide", hidden: true }, "work", { kind: "hide", hidden: false }]);
+});
+
+function fakeNotifications() {
+  const log = [];
+  return {
+    log,
+    api: {
+      onButtonClicked: new FakeEvent(),
+      onClosed: new FakeEvent(),
+      onClicked: new FakeEvent(),
+      async create(id, options) {
+        log.push(["create", id, options]);
+        return id;
+      },
+      async clear(id) {
+        log.push(["clear", id]);
+        return true;
+      },
+    },
+  };
+}
+
+test("a notification's button is the answer, and it is cleared after", async () => {
+  const { api, log } = fakeNotifications();
+  const notify = createNotify({ notifications: api, iconUrl: "icon.png", log: quiet });
+  const clicks = [];
+  const answer = notify.ask({ id: "n1", title: "Borrow?", message: "Session s1 asks", buttons: ["Allow", "Deny"] }, { timeoutMs: 5000, onClick: () => clicks.push(1) });
+  await tick();
+  const [, id, options] = log[0];
+  assert.equal(id, "n1");
+  assert.deepEqual(options.buttons, [{ title: "Allow" }, { title: "Deny" }]);
+  assert.equal(options.requireInteraction, true);
+  assert.equal(options.iconUrl, "icon.png");
+  api.onClicked.fire("n1");
+  api.onButtonClicked.fire("other", 0);
+  api.onButtonClicked.fire("n1", 1);
+  assert.equal(await answer, 1);
+  assert.deepEqual(clicks, [1]);
+  assert.deepEqual(log.at(-1), ["clear", "n1"]);
+});
+
+test("a notification closed by the person is closed; closed by the system, or never answered, times out", async () => {
+  const { api } = fakeNotifications();
+  const notify = createNotify({ notifications: api, iconUrl: "i", log: quiet });
+  const closed = notify.ask({ id: "n1", title: "t", message: "m", buttons: ["Done"] }, { timeoutMs: 5000 });
+  api.onClosed.fire("n1", true);
+  assert.equal(await closed, "closed");
+  const expired = notify.ask({ id: "n2", title: "t", message: "m", buttons: ["Done"] }, { timeoutMs: 30 });
+  api.onClosed.fire("n2", false);
+  assert.equal(await expired, "timeout");
+  const controller = new AbortController();
+  const aborted = notify.ask({ id: "n3", title: "t", message: "m", buttons: ["Done"] }, { timeoutMs: 5000, signal: controller.signal });
+  controller.abort();
+  assert.equal(await aborted, "closed");
+});
+
+test("html leaves the overlay out, whatever it holds", () => {
+  const page = '<html><body><p>a</p></body><tabpilot-overlay data-tabpilot-overlay=""><template shadowrootmode="closed"><div>Stop</div></template></tabpilot-overlay></html>';
+  assert.equal(withoutOverlay(page), "<html><body><p>a</p></body></html>");
+  assert.equal(withoutOverlay("a<tabpilot-overlay>b<tabpilot-overlay>c</tabpilot-overlay>d</tabpilot-overlay>e"), "ae");
+  assert.equal(withoutOverlay("<p>nothing to take out</p>"), "<p>nothing to take out</p>");
+});
+
+test("the badge says what the agent does, never what it types", () => {
+  assert.equal(activityOf("tool.click", { target: "@e12" }), "click @e12");
+  assert.equal(activityOf("tool.fill", { target: "#password", value: "hunter2" }), "fill #password");
+  assert.equal(activityOf("tool.type", { text: "secret" }), "type");
+  assert.equal(activityOf("tool.press", { keys: ["Control+A", "Delete"] }), "press Control+A Delete");
+  assert.equal(activityOf("tool.drag", { source: "#a", target: "#b" }), "drag #a");
+  assert.equal(activityOf("tool.scroll", { direction: "down" }), "scroll down");
+});
