@@ -1,6 +1,6 @@
 // @ts-check
-// The snapshot walker: one pass over the page's flattened tree (open shadow roots with slots resolved,
-// same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
+// The snapshot walker: one pass over the page's flattened tree (shadow roots with slots resolved: the
+// open ones, and the closed ones the extension handed in; same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
 // actionable elements.
 //
 // Runs inside the page (sent as source text by agent-source.js): it may use only its parameters,
@@ -35,6 +35,8 @@ export function walkDocument(root, opts, store) {
   /** @type {Element[]} */
   const hosts = [];
   const listened = store.listened;
+  const roots = store.roots;
+  const probed = store.probed;
   const docListened = !!store.docListened;
   let elements = 0;
   let refsShown = 0;
@@ -363,7 +365,15 @@ export function walkDocument(root, opts, store) {
 
   /** Children in the flat tree. @param {Element} el @param {any[]} out */
   function walkKids(el, out) {
-    const sr = /** @type {any} */ (el).shadowRoot;
+    let sr = /** @type {any} */ (el).shadowRoot;
+    if (!sr && el.localName.includes("-")) {
+      sr = roots && roots.get(el);
+      if (sr) Object.defineProperty(el, "shadowRoot", { value: sr, configurable: true });
+      else if (probed && !probed.has(el)) {
+        probed.add(el);
+        hosts.push(el);
+      }
+    }
     if (sr) {
       for (let c = sr.firstChild; c; c = c.nextSibling) walkNode(c, out);
       return;
@@ -581,7 +591,7 @@ export function walkDocument(root, opts, store) {
           role = "link";
         } else {
           const focusable = role === "" && el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0;
-          const pointer = cursor === "pointer" && (cursor0 !== "pointer" || fromSplit);
+          const pointer = cursor === "pointer" && cursor0 !== "pointer";
           clickable = own || focusable || pointer || fromSplit;
           if (clickable) {
             if (LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
@@ -880,5 +890,5 @@ export function walkDocument(root, opts, store) {
   const out = [];
   walkElement(root, out);
   const ir = out.length === 1 ? out[0] : { t: "b", c: out };
-  return { ir, els, frames, stats: { elements, refs: refsShown } };
+  return { ir, els, frames, hosts, stats: { elements, refs: refsShown } };
 }
