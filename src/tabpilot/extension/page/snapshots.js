@@ -77,6 +77,22 @@ export function readableText(text) {
 }
 
 /**
+ * Marks the placeholder lines of frames that could not load (`[iframe "Ads" @e7 blocked]`).
+ * @param {string} text @param {string[]} refs frame refs ("eN")
+ */
+export function markBlocked(text, refs) {
+  if (!refs.length) return text;
+  const wanted = new Set(refs.map((r) => `@${r}]`));
+  return text
+    .split("\n")
+    .map((line) => {
+      const m = /^(\s*\[iframe(?: "(?:[^"\\]|\\.)*")? )(@e\d+\])$/.exec(line);
+      return m && wanted.has(m[2]) ? `${m[1]}${m[2].slice(0, -1)} blocked]` : line;
+    })
+    .join("\n");
+}
+
+/**
  * Line diff (Myers): the lines removed (`- `) and added (`+ `), in hunks, each after `@@` and the
  * nearest heading or landmark above it in the new text.
  * @param {string} before @param {string} after
@@ -348,7 +364,14 @@ export function createSnapshots({ frames, refs, tabs }) {
       if (!shown.length || depth >= MAX_FRAME_DEPTH) return result.text;
       /** @type {Record<string, string>} */
       const texts = {};
+      /** @type {string[]} */
+      const blocked = [];
       for (const [ref, child] of await framesBehind(parent, shown, allFrames)) {
+        // The browser showed its error page instead: the frame refused to be framed, or was blocked.
+        if (child.url.startsWith("chrome-error:")) {
+          blocked.push(ref);
+          continue;
+        }
         const left = maxTokens > 0 ? maxTokens - spent : 0;
         if (maxTokens > 0 && left < MIN_FRAME_BUDGET) break;
         const inner = await unlessUnreadable(
@@ -359,7 +382,7 @@ export function createSnapshots({ frames, refs, tabs }) {
         spliced++;
         texts[ref] = await withFrames(child, inner, depth + 1);
       }
-      return spliceFrames(result.text, texts);
+      return markBlocked(spliceFrames(result.text, texts), blocked);
     }
 
     const text = await withFrames(frame, top, 0);
