@@ -12,6 +12,7 @@ import time
 
 from tabpilot.cli.context import Context, parse_duration
 from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.cli.values import Count, Point, target
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -24,6 +25,8 @@ WAIT_TIMEOUT_S = 10.0
 UPLOAD_TIMEOUT_S = 30.0
 TARGET_HELP = '@eN (a ref from `tabpilot snapshot`), a CSS selector, or text="…"'
 LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+MAX_KEY_DELAY_MS = 10_000
+MAX_SCROLL_PX = 1_000_000
 
 
 def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIMEOUT_S) -> None:
@@ -36,24 +39,6 @@ def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIME
     after = p.add_mutually_exclusive_group()
     after.add_argument("--snapshot", action="store_true", help="print a fresh snapshot after")
     after.add_argument("--diff", action="store_true", help="print what changed since the last snapshot")
-
-
-def _point(text: str) -> dict[str, float]:
-    try:
-        x, y = (float(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not X,Y (e.g. 10,5)") from None
-    return {"x": x, "y": y}
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -70,23 +55,23 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "receives the pointer, scrolling it into view; a covered element fails naming what covers it."
     )
     p = add("click", "click an element", f"Click TARGET ({TARGET_HELP}) with the mouse. {ready}")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("--button", choices=("left", "right", "middle"), default="left")
     p.add_argument("--double", action="store_true", help="double-click")
     p.add_argument("--modifiers", metavar="KEYS", help="keys held during the click: Shift,Control,Alt,Meta")
     p.add_argument(
-        "--at", type=_point, metavar="X,Y", help="click at this offset from the element's top-left"
+        "--at", type=Point(), metavar="X,Y", help="click at this offset from the element's top-left"
     )
     _add_common(p)
     p.set_defaults(handler=cmd_click)
 
     p = add("hover", "move the mouse over an element", f"Hover TARGET. {ready}")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_simple, method="tool.hover", verb="hovered")
 
     p = add("focus", "focus an element", "Give TARGET the keyboard focus.")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_simple, method="tool.focus", verb="focused")
 
@@ -96,7 +81,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Clear TARGET (input, textarea, contenteditable or rich editor) and enter TEXT as typed text, "
         "then check the field holds it. Date, time, colour and range inputs take their value format.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("text", metavar="TEXT")
     _add_common(p)
     p.set_defaults(handler=cmd_fill)
@@ -107,8 +92,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Type TEXT with a key press per character (any Unicode) into the focused element, or into --ref.",
     )
     p.add_argument("text", metavar="TEXT")
-    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
-    p.add_argument("--delay", type=_non_negative_int, metavar="MS", default=0, help="pause between keys")
+    p.add_argument("--ref", metavar="TARGET", type=target, help="focus this element first")
+    p.add_argument(
+        "--delay",
+        type=Count(0, MAX_KEY_DELAY_MS, "ms"),
+        metavar="MS",
+        default=0,
+        help=f"pause between keys (at most {MAX_KEY_DELAY_MS} ms)",
+    )
     _add_common(p)
     p.set_defaults(handler=cmd_type)
 
@@ -119,7 +110,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "aliases like Esc or Return), single characters, or combos like Control+A, Shift+Tab, Meta+Shift+Z.",
     )
     p.add_argument("keys", metavar="KEY", nargs="+")
-    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
+    p.add_argument("--ref", metavar="TARGET", type=target, help="focus this element first")
     _add_common(p)
     p.set_defaults(handler=cmd_press)
 
@@ -129,7 +120,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Select the options of TARGET whose value or visible label is VALUE (several for a multi-select; "
         "the others are deselected). Disabled options are refused.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("values", metavar="VALUE", nargs="+")
     _add_common(p)
     p.set_defaults(handler=cmd_select)
@@ -140,7 +131,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             f"{name} a checkbox, radio or switch",
             f"Make TARGET (checkbox, radio, switch, native or ARIA) {name}ed by clicking it when needed.",
         )
-        p.add_argument("target", metavar="TARGET")
+        p.add_argument("target", metavar="TARGET", type=target)
         _add_common(p)
         p.set_defaults(handler=cmd_check, checked=checked)
 
@@ -149,14 +140,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "scroll the page or an element",
         "Scroll the page (or TARGET's scrollable box) by PX (default: most of a screen) or to an end.",
     )
-    p.add_argument("target", metavar="TARGET", nargs="?")
+    p.add_argument("target", metavar="TARGET", nargs="?", type=target)
     way = p.add_mutually_exclusive_group(required=True)
     for direction in ("down", "up", "left", "right"):
         way.add_argument(
             f"--{direction}",
             nargs="?",
             const=0,
-            type=_non_negative_int,
+            type=Count(0, MAX_SCROLL_PX, "px"),
             metavar="PX",
             help=f"scroll {direction} by PX (default: most of a screen)",
         )
@@ -169,8 +160,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "drag an element onto another",
         "Press the mouse on SOURCE, move to TARGET in steps and release; HTML5 drag and drop works too.",
     )
-    p.add_argument("source", metavar="SOURCE")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("source", metavar="SOURCE", type=target)
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_drag)
 
@@ -180,7 +171,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Hand FILEs to TARGET: a file input (hidden ones too), its label or button, or a drop zone. "
         "The page receives them as a person's pick (or drop) would deliver them.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("files", metavar="FILE", nargs="+")
     _add_common(p, UPLOAD_TIMEOUT_S)
     p.set_defaults(handler=cmd_upload)
@@ -191,9 +182,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Wait until something is true (up to --timeout, default 10s), or for DURATION (e.g. 2s, 500ms).",
     )
     p.add_argument("duration", metavar="DURATION", nargs="?", type=parse_duration)
-    p.add_argument("--selector", metavar="TARGET", help="until this element is visible")
+    p.add_argument("--selector", metavar="TARGET", type=target, help="until this element is visible")
     p.add_argument("--text", metavar="TEXT", help="until the page shows this text (case-insensitive)")
-    p.add_argument("--gone", metavar="TARGET", help="until this element is hidden or gone")
+    p.add_argument("--gone", metavar="TARGET", type=target, help="until this element is hidden or gone")
     p.add_argument("--url", metavar="PATTERN", help="until the URL matches (a part of it, or a glob with *)")
     p.add_argument("--load", choices=LOAD_STATES, help="until the page reaches this load state")
     p.add_argument(

@@ -10,6 +10,7 @@ import time
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
 from tabpilot.cli.render import navigation_line
+from tabpilot.cli.values import Count, target
 from tabpilot.protocol import WAIT_UNTIL, RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -84,22 +85,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", help="where to write the image (default: $TABPILOT_HOME/screenshots/)"
     )
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--ref", metavar="TARGET", help="only this element: @eN, a CSS selector, or text=…")
+    what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
-    p.add_argument("--quality", type=_quality, metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
+    p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_screenshot)
-
-
-def _quality(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError("must be from 0 to 100")
-    return value
 
 
 def _navigation_params(args: argparse.Namespace) -> dict[str, Any]:
