@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 # The next step for an agent, by reason first, then by code, when the error carries no hint.
 REASON_HINTS = {
     "unknown_tab": "`tabpilot tab list` shows this session's tabs",
-    "unknown_session": "`tabpilot session list` shows live sessions; `tabpilot session start NAME` starts one",
+    "unknown_session": "`tabpilot session list` shows the live sessions; start one that is not listed with "
+    "`tabpilot session start NAME`",
     "session_stopped": "start it again with `tabpilot session start NAME`",
     "bad_url": "give a full URL, e.g. https://example.com/page",
     "url_scheme_refused": "only http(s) and about:blank URLs can be opened (file: with --allow-file)",
