@@ -89,6 +89,26 @@ def test_late_disabled_and_moving_elements_are_waited_for(tp: Tabpilot, pages: P
     assert bad["reason"] == "invalid_selector"
 
 
+def test_a_cover_that_stays_put_is_reported_at_once(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("actions/covered.html"))
+    # The default timeout is 5 s; a banner that waits for a person is known to stay after half a second.
+    covered = tp.run("click", "#buy", "--json", check=False)
+    error = covered.json["error"]
+    assert error["reason"] == "element_covered" and error["cover"]["role"] == "dialog"
+    assert covered.seconds < 3, f"took {covered.seconds:.1f} s"
+    assert 500 <= error["waited_ms"] < 2500
+    assert tp.run("eval", "document.querySelector('#buy').textContent").out.strip() == '"Buy now"'
+
+
+def test_a_cover_that_goes_away_lets_the_action_through(tp: Tabpilot, pages: PageServer) -> None:
+    for kind in ("spinner", "toast", "script"):
+        tp.run("open", pages.url(f"actions/covers.html?cover={kind}"))
+        clicked = tp.run("click", "#go", check=False)
+        assert clicked.code == 0, (kind, clicked.err)
+        assert clicked.seconds > 1.0, kind  # it did wait for the cover to go
+        assert tp.run("eval", "document.querySelector('#go').textContent").out.strip() == '"Went"', kind
+
+
 def test_a_covered_element_names_the_banner_that_covers_it(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("actions/covered.html"))
     covered = tp.run("click", "#buy", "--timeout", "1s", check=False)

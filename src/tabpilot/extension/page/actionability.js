@@ -23,12 +23,17 @@
 // Steps 2–8 are one call into the page. The caller then moves the pointer and acts in one go.
 // When time runs out the last thing that was wrong is reported (code timeout): selector_not_found,
 // element_not_visible, element_disabled, element_not_editable, element_not_ready (kept moving or
-// detaching), or element_covered naming what covers it (e.g. a cookie banner's text).
+// detaching), or element_covered naming what covers it (e.g. a cookie banner's text). A cover is
+// reported sooner when it has settled: the same cover, in the same place and opacity, on looks at
+// least SETTLED_COVER_MS apart while nothing animates — a cookie banner waits for a person, not for
+// time. A cover that animates or changes (a spinner, a fading toast) is waited out as before.
 import { RpcError } from "../link/protocol.js";
 import { resolveTarget } from "./targets.js";
 
 /** Pauses between attempts, then the last one again and again. */
 const PAUSES_MS = [0, 20, 50, 100, 100, 250];
+/** How long a cover must stay the same, with nothing animating, to be reported before the timeout. */
+export const SETTLED_COVER_MS = 500;
 /** Failures of resolveTarget that a later attempt may not see. */
 const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
 
@@ -190,6 +195,17 @@ async function prepareInPage(opts) {
     const label = hit && hit.closest("label");
     return !!label && /** @type {any} */ (label).control === target;
   };
+  /** Is something animating in this document (CSS animations and transitions, Web Animations)? @param {Document} d */
+  const animating = (d) => d.getAnimations().some((a) => a.playState === "running");
+  /** Where the cover is and how opaque: a cover fading or moving away by script changes these. @param {Element | null} hit */
+  const lookOf = (hit) => {
+    const moving = animating(doc) || (!!hit && animating(hit.ownerDocument));
+    if (!hit) return { box: [], animating: moving };
+    const b = hit.getBoundingClientRect();
+    let opacity = 1;
+    for (let n = /** @type {Node | null} */ (hit); n instanceof Element; n = up(n)) opacity *= Number(getComputedStyle(n).opacity);
+    return { box: [b.left, b.top, b.width, b.height, opacity].map((v) => Math.round(v * 100) / 100), animating: moving };
+  };
   /** What covers `target`: the largest thing around the hit element that does not contain the target. */
   const cover = (/** @type {Element | null} */ hit, /** @type {Element} */ target) => {
     if (!hit) return { role: "", name: "", text: "", tag: "nothing" };
@@ -206,7 +222,7 @@ async function prepareInPage(opts) {
     };
   };
   const hit = deepHit(doc, point.x, point.y);
-  if (!receives(el, hit)) return { state: "covered", cover: cover(hit, el) };
+  if (!receives(el, hit)) return { state: "covered", cover: cover(hit, el), ...lookOf(hit) };
   let at = { ...point };
   for (let w = win; w !== w.top; ) {
     const owner = ownerOf(w);
@@ -214,7 +230,7 @@ async function prepareInPage(opts) {
     const o = contentOrigin(owner);
     at = { x: at.x + o.x, y: at.y + o.y };
     const outer = deepHit(owner.ownerDocument, at.x, at.y);
-    if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner) };
+    if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner), ...lookOf(outer) };
     w = /** @type {Window} */ (owner.ownerDocument.defaultView);
   }
   return { state: "ok", point, offset };
@@ -290,6 +306,21 @@ function notReady(state, { target, raw, waitedMs, detail }) {
   }
 }
 
+/**
+ * One look at a covered target: has its cover settled? `seen` is the cover first seen unchanged, and
+ * when; a look while anything animates, or at another cover (or the same one moved or fading), starts over.
+ * @param {{key: string, since: number} | null} seen
+ * @param {{cover?: unknown, box?: number[], animating?: boolean}} look
+ * @param {number} now
+ * @returns {{seen: {key: string, since: number} | null, settled: boolean}}
+ */
+export function watchCover(seen, look, now) {
+  if (look.animating) return { seen: null, settled: false };
+  const key = JSON.stringify([look.cover, look.box]);
+  if (!seen || seen.key !== key) return { seen: { key, since: now }, settled: false };
+  return { seen, settled: now - seen.since >= SETTLED_COVER_MS };
+}
+
 /** @param {number} ms @param {AbortSignal} [signal] */
 function pause(ms, signal) {
   return new Promise((resolve, reject) => {
@@ -338,6 +369,8 @@ export async function actionable(ctx, tabId, raw, options) {
   const deadline = options.deadline ?? started + options.timeoutMs;
   /** @type {{state: string, target: ResolvedTarget | null, detail?: any}} */
   let last = { state: "not_found", target: null };
+  /** @type {{key: string, since: number} | null} */
+  let cover = null;
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
       const left = deadline - Date.now();
@@ -373,6 +406,9 @@ export async function actionable(ctx, tabId, raw, options) {
         });
       }
       last = { state: prepared.state, target, detail: prepared.cover };
+      const watched = prepared.state === "covered" ? watchCover(cover, prepared, Date.now()) : { seen: null, settled: false };
+      cover = watched.seen;
+      if (watched.settled) throw notReady("covered", { target, raw, waitedMs: Date.now() - started, detail: prepared.cover });
       continue;
     }
     if (!visible) return { ...target, point: { x: 0, y: 0 } };
