@@ -52,7 +52,8 @@ the same element while the page lives; use it with click, fill, … and with --r
 
   tabpilot snapshot                 the whole page, up to ~12000 tokens (a last line says what was cut)
   tabpilot snapshot -i              only what you can act on, under its headings
-  tabpilot snapshot --ref @e40      one element's part of the page (a heading: its section)
+  tabpilot snapshot --ref @e40      one element's part of the page (a heading: its section); --ref
+                                    takes any target: '#main', 'text="Prices"' work too
   tabpilot snapshot --out page.txt  the whole page into a file; prints the path and a summary""",
     )
     p.add_argument("-i", "--interactive", action="store_true", help="only actionable elements, with context")
