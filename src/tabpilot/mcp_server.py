@@ -255,6 +255,7 @@ class ToolWords:
             lambda m: f"missing required parameter {m.group(1).lower()}",
             text,
         )
+        text = re.sub(r"see `tabpilot --help`.*$", "see tools/list for the tools and their parameters", text)
         text = re.sub(r"see `tabpilot [^`]*--help`", f"see the {tool} tool's input schema", text)
         text = re.sub(r"`tabpilot ([^`]*)`", self._command, text)
         return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", self._option, text)

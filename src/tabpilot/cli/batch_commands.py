@@ -38,7 +38,11 @@ def _lines(args: argparse.Namespace) -> list[str]:
             with open(args.file, encoding="utf-8") as handle:
                 return handle.read().splitlines()
         except OSError as exc:
-            raise RpcError("invalid_params", f"cannot read {args.file}: {exc.strerror}") from None
+            raise RpcError(
+                "invalid_params",
+                f"cannot read {args.file}: {exc.strerror}",
+                hint="give a readable file with one command per line, or pipe the commands in on stdin",
+            ) from None
     return sys.stdin.read().splitlines()
 
 

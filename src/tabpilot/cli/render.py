@@ -36,6 +36,8 @@ REASON_HINTS = {
     "protocol_incompatible": "update tabpilot and the extension so their protocol versions match",
 }
 CODE_HINTS = {
+    # The safety net for a usage error raised without a hint of its own.
+    "invalid_params": "see `tabpilot --help` for the verbs and `tabpilot VERB --help` for a verb's options",
     "no_browser_connected": "start one with `tabpilot browser launch`, or open your browser with the tabpilot "
     "extension (pair it once with `tabpilot pair`)",
     "multiple_browsers_online": "pass --browser ID|LABEL; `tabpilot browser list` shows them",

@@ -102,7 +102,11 @@ def cmd_session_start(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_session_stop(args: argparse.Namespace, ctx: Context) -> int:
     if args.all and args.session_id:
-        raise RpcError("invalid_params", "give a session id or --all, not both")
+        raise RpcError(
+            "invalid_params",
+            "give a session id or --all, not both",
+            hint="`tabpilot session stop ID` stops one, `tabpilot session stop --all` every one",
+        )
     params: dict[str, Any] = (
         {"all": True} if args.all else {"session_id": args.session_id or ctx.session or "default"}
     )
