@@ -135,6 +135,7 @@ PARSING = [
 REFUSED = [
     (["--session", "nope", "eval", "1"], 1),
     (["--browser", "nonexistent", "eval", "1"], 1),
+    (["--browser", "nonexistent", "session", "list"], 1),
     (["--tab", "99999", "eval", "1"], 1),
     (["click", "@e99999"], 1),
     (["click", "#nothing-here", "--timeout", "300ms"], 4),

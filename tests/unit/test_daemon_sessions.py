@@ -359,3 +359,6 @@ async def test_browser_option_must_name_the_session_s_connected_browser() -> Non
         other = error(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="home"))
         assert other["code"] == "invalid_params" and one.instance_id in other["message"]
         result(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="work"))
+        listed = error(await d.call("session.list", browser="nonexistent"))
+        assert listed["data"]["reason"] == "unknown_browser"
+        assert result(await d.call("session.list", browser="home"))["sessions"]

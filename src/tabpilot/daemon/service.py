@@ -32,6 +32,9 @@ from tabpilot.protocol import RpcError
 log = logging.getLogger("tabpilot.daemon")
 
 SESSION_START_TIMEOUT_S = 15.0
+# Methods that take --browser only to be told it names no connected browser (session.start and the
+# tools pick their browser by it, and say so themselves).
+BROWSER_CHECKED = frozenset({"session.list", "session.stop", "session.resume", "browser.list", "daemon.status"})
 # After a restart, how long a command for an unknown session waits for a reconnecting browser to
 # bring it back (they reconnect within a second or so); later, unknown is unknown at once.
 ADOPTION_WAIT_S = 2.0
@@ -210,6 +213,9 @@ class Daemon:
         method = frame["method"]
         try:
             handler = self._handlers.get(method)
+            query = frame.get("browser")
+            if method in BROWSER_CHECKED and isinstance(query, str) and query and self.browsers.all():
+                self.browsers.select(query)
             if handler is not None:
                 result = await handler(frame, abandon)
             elif method.startswith("tool."):
