@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from harness import REPO, Tabpilot, kill_and_wait
+from harness import REPO, Tabpilot, free_port, kill_and_wait
 
 # The base interpreter (not this venv's): a fresh venv must not see the clone's editable install.
 BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
@@ -99,7 +99,8 @@ def test_a_fresh_clone_bootstraps_and_its_wheel_works_alone() -> None:
     assert install.returncode == 0, install.stderr[-2000:]
     installed = str(venv / "bin/tabpilot")
     home = work / "home"
-    run_env = {**env, "TABPILOT_HOME": str(home), "HOME": str(work)}
+    # A port of its own: another daemon on this machine may hold the default one.
+    run_env = {**env, "TABPILOT_HOME": str(home), "TABPILOT_PORT": str(free_port()), "HOME": str(work)}
 
     def tabpilot(*args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
