@@ -1,16 +1,20 @@
-"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint."""
+"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint.
+
+Shared by the full CLI and the hot path (``tabpilot.cli.fast``): built-in modules only.
+"""
 
 from __future__ import annotations
 
-import json
 import sys
 
-from tabpilot.protocol import RpcError
+from tabpilot.cli import fastjson
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from tabpilot.protocol import RpcError
 
 # The next step for an agent, by reason first, then by code, when the error carries no hint.
 REASON_HINTS = {
@@ -74,7 +78,7 @@ def print_error(err: RpcError, as_json: bool) -> int:
                 **{k: v for k, v in err.data.items() if k not in ("reason", "hint")},
             }
         }
-        print(json.dumps(payload, ensure_ascii=False))
+        print(fastjson.dumps(payload, ensure_ascii=False))
         return err.exit_code
     lines = [f"error: {err.message}"]
     browsers = err.data.get("browsers")
@@ -87,7 +91,16 @@ def print_error(err: RpcError, as_json: bool) -> int:
 
 
 def print_json(result: Any) -> None:
-    print(json.dumps(result, ensure_ascii=False))
+    print(fastjson.dumps(result, ensure_ascii=False))
+
+
+def emit(result: Any, text: str, as_json: bool) -> int:
+    """Print a result: ``--json`` gets the object, people and agents the text (nothing when empty)."""
+    if as_json:
+        print_json(result)
+    elif text:
+        print(text)
+    return 0
 
 
 def status_suffix(status: Any) -> str:
@@ -98,7 +111,7 @@ def quoted(text: Any, limit: int = 80) -> str:
     value = str(text or "")
     if len(value) > limit:
         value = value[: limit - 1] + "…"
-    return json.dumps(value, ensure_ascii=False)
+    return fastjson.dumps(value, ensure_ascii=False)
 
 
 def navigation_line(verb: str, result: dict[str, Any]) -> str:
