@@ -12,6 +12,7 @@ from tabpilot.cli import fastjson
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from tabpilot.protocol import RpcError
@@ -88,6 +89,28 @@ def print_error(err: RpcError, as_json: bool) -> int:
         lines.append(f"hint: {hint}")
     print("\n".join(lines), file=sys.stderr)
     return err.exit_code
+
+
+def guarded(step: Callable[[], Any], as_json: bool) -> int:
+    """Run one command's work and return its exit code: an RpcError is reported, ^C and a closed
+    pipe end it quietly."""
+    try:
+        return int(step())
+    except KeyboardInterrupt:
+        print("interrupted: the daemon cancels the command", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        import os
+
+        # The reader of our output went away (e.g. `| head`); nothing left to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        from tabpilot.protocol import RpcError
+
+        if isinstance(exc, RpcError):
+            return print_error(exc, as_json)
+        raise
 
 
 def print_json(result: Any) -> None:
