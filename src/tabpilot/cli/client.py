@@ -6,16 +6,17 @@ The hot path (``tabpilot.cli.fast``) sends through ``exchange`` too, so only bui
 up front; ``os``, ``paths`` and the error class are imported where they are needed.
 """
 
-from __future__ import annotations
-
 import _socket
 
 from tabpilot.cli import fastjson
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+else:
+    Any = object
 
 START_TIMEOUT_S = 10.0
 # Beyond the call's own timeout, how long the CLI waits for the daemon's answer (queueing, margins).

@@ -1,14 +1,15 @@
 """The text a page verb prints for its result, shared by the full CLI and the hot path (built-ins only)."""
 
-from __future__ import annotations
-
 from tabpilot.cli import fastjson
 from tabpilot.cli.render import quoted, status_suffix
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+else:
+    Any = object
 
 CLICK_VERBS = {"left": "clicked", "right": "right-clicked"}
 

@@ -3,19 +3,20 @@
 Shared by the full CLI and the hot path (``tabpilot.cli.fast``): built-in modules only.
 """
 
-from __future__ import annotations
-
 import sys
 
 from tabpilot.cli import fastjson
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
     from tabpilot.protocol import RpcError
+else:
+    Any = object
 
 # The next step for an agent, by reason first, then by code, when the error carries no hint.
 REASON_HINTS = {
@@ -56,7 +57,7 @@ CODE_HINTS = {
 }
 
 
-def hint_for(err: RpcError) -> str | None:
+def hint_for(err: "RpcError") -> str | None:
     hint = err.data.get("hint")
     if isinstance(hint, str) and hint:
         return hint
@@ -65,7 +66,7 @@ def hint_for(err: RpcError) -> str | None:
     return CODE_HINTS.get(err.code)
 
 
-def print_error(err: RpcError, as_json: bool) -> int:
+def print_error(err: "RpcError", as_json: bool) -> int:
     """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
     hint = hint_for(err)
     if as_json:
@@ -91,7 +92,7 @@ def print_error(err: RpcError, as_json: bool) -> int:
     return err.exit_code
 
 
-def guarded(step: Callable[[], Any], as_json: bool) -> int:
+def guarded(step: "Callable[[], Any]", as_json: bool) -> int:
     """Run one command's work and return its exit code: an RpcError is reported, ^C and a closed
     pipe end it quietly."""
     try:
