@@ -4,7 +4,8 @@ at the top of site-packages, so its bytecode is cached, unlike a script's.
 Started without `site`, it adds what `site` would have added for this venv — site-packages and the
 path lines of its .pth files — and runs the hot path; the full CLI gets the real `site` first. When
 the venv is not plain (it also sees the system's packages, or a .pth line is not a plain absolute
-path), `site` runs at once.
+path), `site` runs at once. An editable install holds a copy of this file: after changing it, run
+scripts/bootstrap again.
 """
 
 import sys
