@@ -146,6 +146,8 @@ def test_hover_opens_a_menu_whose_item_is_then_clicked(tp: Tabpilot, pages: Page
     assert hidden["reason"] == "element_not_visible"
     assert tp.run("hover", "#products").out.startswith('hovered li "Products')
     assert page_value(tp, "document.getElementById('hovered-state').textContent") == "hovered"
+    # Hovering moves the pointer and nothing else: no button goes up or down, nothing is clicked.
+    assert page_value(tp, "__events.filter(e => /mouse(up|down)|click/.test(e.type)).length") == 0
     tp.run("click", "text=Laptops")
     assert page_value(tp, "document.getElementById('picked').textContent") == "Laptops"
 

@@ -3,7 +3,7 @@
 import { RpcError } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
 import { actionable, release, PREPARE } from "../../page/actionability.js";
-import { click as clickAt, move, press, release as releaseAt, path } from "../../page/input.js";
+import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
@@ -66,7 +66,7 @@ export async function hover(params, ctx) {
   const action = await beginAction(params, ctx, { gesture: true });
   const target = await actionable(ctx, action.tabId, raw, { pointer: true, enabled: false, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   release(ctx, target);
-  await move(action.send, target.point);
+  await hoverAt(action.send, target.point);
   return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point });
 }
 
