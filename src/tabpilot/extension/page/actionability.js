@@ -236,6 +236,14 @@ function controlRoleInPage() {
 
 export const PREPARE = prepareInPage.toString();
 const CONTROL_ROLE = controlRoleInPage.toString();
+/** A ref's element found, described and prepared by its frame's agent (see quickLook). */
+const QUICK_LOOK = `async function (n, opts) {
+  const el = ${AGENT}.resolve(n);
+  if (!el) return { gone: true };
+  const info = (${DESCRIBE}).call(el);
+  if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return null;
+  return { info, prepared: await (${PREPARE}).call(el, opts) };
+}`;
 /**
  * DESCRIBE and PREPARE in one round trip (`this`: the element just located). PREPARE is left for later
  * when the element must first be handed to another world (a same-origin child document) or stands for
@@ -352,14 +360,7 @@ async function quickLook(ctx, tabId, raw, opts) {
   if (n === null) return null;
   const main = await ctx.frames.main(tabId);
   if (ctx.refs.owner(tabId, n) !== main.frameId) return null;
-  const expression = `(async (agent, opts) => {
-    const el = agent.resolve(${n});
-    if (!el) return { gone: true };
-    const info = (${DESCRIBE}).call(el);
-    if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return null;
-    return { info, prepared: await (${PREPARE}).call(el, opts) };
-  })(${AGENT}, ${JSON.stringify(opts)})`;
-  const seen = await ctx.frames.evaluate(main, expression, { returnByValue: true, awaitPromise: true });
+  const seen = await ctx.frames.call(main, QUICK_LOOK, [n, opts]);
   if (seen === null) return null;
   // The frame that gave the ref out no longer holds its element.
   if (seen.gone) throw staleRef(`e${n}`);
