@@ -108,7 +108,10 @@ def _mcp_case(rig: Rig) -> Case:
     button = find_ref(rig.cli("snapshot", session=MCP_SESSION).out, "button", "Count")
     if button is None:
         return Case(MCP_CASE, None, "n/a (no Count button in the snapshot)", other=True)
-    client = McpStdio(rig, MCP_SESSION)
+    try:
+        client = McpStdio(rig, MCP_SESSION)
+    except (OSError, RuntimeError, ValueError) as error:
+        return Case(MCP_CASE, None, f"error: {error}", other=True)
     rig.closers.append(client.close)
     return Case(MCP_CASE, None, call=lambda: client.tool("click", {"target": button}), other=True)
 
