@@ -27,11 +27,15 @@ class McpStdio:
             text=True,
         )
         self.next_id = 0
-        self.request(
-            "initialize",
-            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-        )
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        try:
+            self.request(
+                "initialize",
+                {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+            )
+            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        except (OSError, RuntimeError, ValueError):
+            self.close()
+            raise
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
