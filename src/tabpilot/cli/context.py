@@ -59,8 +59,4 @@ class Context:
         if self.sink is not None:
             self.sink(result, text)
             return 0
-        if self.as_json:
-            render.print_json(result)
-        elif text:
-            print(text)
-        return 0
+        return render.emit(result, text, self.as_json)

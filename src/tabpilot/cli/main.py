@@ -8,7 +8,7 @@ import sys
 
 from tabpilot import __version__
 from tabpilot.cli.context import Context, tab_id
-from tabpilot.cli.render import print_error
+from tabpilot.cli.render import guarded, print_error
 from tabpilot.cli.values import Name
 from tabpilot.protocol import RpcError
 
@@ -225,17 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
-    try:
-        return int(handler(args, ctx))
-    except RpcError as err:
-        return print_error(err, ctx.as_json)
-    except KeyboardInterrupt:
-        print("interrupted: the daemon cancels the command", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`); nothing left to say.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return guarded(lambda: handler(args, ctx), ctx.as_json)
 
 
 if __name__ == "__main__":

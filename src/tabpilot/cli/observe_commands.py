@@ -6,6 +6,7 @@ import argparse
 import os
 
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.outcomes import page_text
 from tabpilot.cli.render import quoted
 from tabpilot.cli.values import Count, target
 from tabpilot.protocol import RpcError
@@ -144,12 +145,6 @@ def output_path(path: str) -> str:
 def write_text(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text if text.endswith("\n") else text + "\n")
-
-
-def page_text(result: dict[str, Any]) -> str:
-    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
-    text = str(result.get("text") or "")
-    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
 
 
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.outcomes import eval_text
 from tabpilot.cli.render import navigation_line
 from tabpilot.cli.values import Count, target
 from tabpilot.protocol import WAIT_UNTIL, RpcError
@@ -118,13 +118,7 @@ def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.evaluate", {"expression": args.expression})
-    if result.get("ok"):
-        return ctx.emit(result, json.dumps(result.get("value"), ensure_ascii=False))
-    exception = result.get("exception") or {}
-    where = ""
-    if exception.get("line"):
-        where = f" (line {exception['line']}, column {exception.get('column', '?')})"
-    return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
+    return ctx.emit(result, eval_text(result))
 
 
 def _default_screenshot_path(ctx: Context, extension: str) -> str:
