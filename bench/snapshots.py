@@ -22,7 +22,7 @@ SUITE = "snapshots"
 SESSION = "snap"
 MODES = (("full", ()), ("-i", ("-i",)), ("--viewport", ("--viewport",)))
 # Full snapshots are measured uncapped.
-UNCAPPED = ("--max-tokens", "1000000000")
+UNCAPPED = ("--max-tokens", "10000000")
 INNER_TEXT = {"expression": "document.body.innerText", "returnByValue": True}
 TEXT = "innerText"
 PATH_LINE = re.compile(r"(/\S+)")
