@@ -448,10 +448,11 @@ export function walkDocument(root, opts, store) {
     return els.push(el) - 1;
   }
 
-  /** Does a clickable hold two or more boxes with content (items of a list or a menu)? @param {Element} el */
+  /** Does a clickable hold two or more boxes with content (items of a list or a menu), and not a whole page part? @param {Element} el */
   function groupOfItems(el) {
     let n = 0;
     const parent = /** @type {any} */ (el).shadowRoot || el;
+    if (parent.querySelectorAll("*").length > 400) return false;
     for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
       const d = view.getComputedStyle(c).display;
       if (d === "none" || d === "inline" || d === "contents") continue;
@@ -540,8 +541,12 @@ export function walkDocument(root, opts, store) {
     parentCursor = cursor;
     const fromSplit = split0 === parent0;
     parentSeq = ++seq;
-    const own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
-    if (own) heard = true;
+    let own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
+    if (own) {
+      heard = true;
+      // a listener on a large part of the page delegates for what is inside, it is no target itself
+      if (el.getElementsByTagName("*").length > 60) own = false;
+    }
 
     try {
       if (tag === "br") {
