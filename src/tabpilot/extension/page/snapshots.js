@@ -225,6 +225,8 @@ export function createSnapshots({ frames, refs, tabs }) {
   const last = new Map();
   tabs?.onRemoved.addListener((tabId) => last.delete(tabId));
   const ctx = { frames, refs };
+  /** The agent worlds whose documents' listeners were read. @type {Set<string>} */
+  const told = new Set();
 
   /**
    * Runs one agent call that may give out refs in `frame`, and books them to that frame.
@@ -245,6 +247,11 @@ export function createSnapshots({ frames, refs, tabs }) {
    * @param {FrameHandle} frame
    */
   async function listen(frame) {
+    // One agent world per document: a world already told needs nothing more.
+    const world = `${frame.tabId}|${frame.sessionId ?? ""}|${frame.frameId}|${await frames.agentWorld(frame)}`;
+    if (told.has(world)) return;
+    told.add(world);
+    if (told.size > 512) told.delete(/** @type {string} */ (told.values().next().value));
     // Asked from a world of its own: getEventListeners with a depth makes wrappers for the nodes it
     // visits, and in the agent's world that has been seen to leave two wrappers for one node. Once per
     // document: after three such calls in a document, its renderer was seen to hang at the next navigation.
