@@ -141,6 +141,8 @@ class Tabpilot:
             TABPILOT_PORT=str(self.port),
             # Tests observe the browser from outside through its own debugging port.
             TABPILOT_BROWSER_ARGS="--remote-debugging-port=0",
+            # Tests parse page output; the ones about the fences turn them back on.
+            TABPILOT_BOUNDARIES="off",
             **self.extra_env,
         )
         return env

@@ -263,7 +263,9 @@ async def test_extension_that_lost_the_default_session_gets_a_new_one() -> None:
             return {"ok": True}
 
         peer.handlers["tool.evaluate"] = forgetful
-        assert result(await d.call("tool.evaluate", {"expression": "1"})) == {"ok": True}
+        answer = result(await d.call("tool.evaluate", {"expression": "1"}))
+        assert answer.pop("page_nonce") == d.daemon.sessions.require("default").page_nonce
+        assert answer == {"ok": True}
         assert peer.methods().count("tool.session_start") == 2
 
 

@@ -11,7 +11,7 @@ import os
 import time
 
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.cli.render import fence, page_inline, page_quoted, quoted, status_suffix
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -232,21 +232,21 @@ def _run(
     return ctx.tool(method, params, default_timeout)
 
 
-def target_text(target: Any) -> str:
-    """``button "Save" @e12`` — how an outcome line names the element."""
+def target_text(target: Any, nonce: str | None = None) -> str:
+    """``button "Save" @e12`` — how an outcome line names the element (the label is the page's)."""
     if not isinstance(target, dict):
         return "the element"
-    label = target.get("label") or "element"
+    label = page_inline(str(target.get("label") or "element"), nonce)
     ref = target.get("ref")
     return f"{label} @{ref}" if ref else label
 
 
-def outcome_text(result: dict[str, Any]) -> str:
+def outcome_text(result: dict[str, Any], nonce: str | None = None) -> str:
     """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
     parts = []
     dialog = result.get("dialog")
     if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
-        parts.append(f"{dialog_text(dialog)} (accepted)")
+        parts.append(f"{dialog_text(dialog, nonce)} (accepted)")
     navigated = result.get("navigated")
     if isinstance(navigated, dict):
         url = navigated.get("url", "")
@@ -263,25 +263,36 @@ def outcome_text(result: dict[str, Any]) -> str:
             where += ", now current"
         parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
     if isinstance(dialog, dict) and dialog.get("handled") == "open":
-        parts.append(dialog_line(dialog))
+        parts.append(dialog_line(dialog, nonce))
     return "".join(f" → {p}" for p in parts)
 
 
-def dialog_text(dialog: dict[str, Any]) -> str:
+def dialog_text(dialog: dict[str, Any], nonce: str | None = None) -> str:
     """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
     message = dialog.get("message")
-    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
+    return f"{dialog.get('type')} {page_quoted(message, nonce)}" if message else str(dialog.get("type"))
 
 
-def dialog_line(dialog: dict[str, Any]) -> str:
-    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
+def dialog_line(dialog: dict[str, Any], nonce: str | None = None) -> str:
+    return f"dialog: {dialog_text(dialog, nonce)} — tabpilot dialog accept|dismiss"
+
+
+def _snapshot_of(result: dict[str, Any]) -> str | None:
+    snapshot = result.get("snapshot")
+    return snapshot if isinstance(snapshot, str) and snapshot else None
+
+
+def _inline(ctx: Context, result: dict[str, Any]) -> str | None:
+    """The nonce for page strings inside the outcome line. None when a snapshot follows: then the
+    whole output is one fenced block (one fence costs fewer tokens than several)."""
+    return None if _snapshot_of(result) else ctx.nonce(result)
 
 
 def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
-    text = line + outcome_text(result)
-    snapshot = result.get("snapshot")
-    if isinstance(snapshot, str) and snapshot:
-        text += "\n" + snapshot
+    text = line + outcome_text(result, _inline(ctx, result))
+    snapshot = _snapshot_of(result)
+    if snapshot:
+        text = fence(f"{text}\n{snapshot}", ctx.nonce(result))
     return ctx.emit(result, text)
 
 
@@ -304,17 +315,19 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
         if args.double
         else {"left": "clicked", "right": "right-clicked"}.get(args.button, "middle-clicked")
     )
-    return _emit(ctx, result, f"{verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, f"{verb} {target_text(result.get('target'), _inline(ctx, result))}")
 
 
 def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, args.method, {"target": args.target})
-    return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'), _inline(ctx, result))}")
 
 
 def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.fill", {"target": args.target, "value": args.text})
-    return _emit(ctx, result, f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}")
+    nonce = _inline(ctx, result)
+    what = target_text(result.get("target"), nonce)
+    return _emit(ctx, result, f"filled {what} = {page_quoted(result.get('value'), nonce)}")
 
 
 def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
@@ -324,7 +337,7 @@ def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
     # Typing slowly takes its time on top of the wait for the element.
     typing_s = args.delay * len(args.text) / 1000
     result = _run(args, ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
-    into = f" into {target_text(result['target'])}" if result.get("target") else ""
+    into = f" into {target_text(result['target'], _inline(ctx, result))}" if result.get("target") else ""
     return _emit(ctx, result, f"typed {quoted(args.text)}{into}")
 
 
@@ -334,23 +347,26 @@ def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
         params["target"] = args.ref
     result = _run(args, ctx, "tool.press", params)
     pressed = ", ".join(result.get("pressed") or args.keys)
-    into = f" in {target_text(result['target'])}" if result.get("target") else ""
+    into = f" in {target_text(result['target'], _inline(ctx, result))}" if result.get("target") else ""
     return _emit(ctx, result, f"pressed {pressed}{into}")
 
 
 def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.select", {"target": args.target, "values": args.values})
     selected = result.get("selected") or []
-    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
+    nonce = _inline(ctx, result)
+    labels = (
+        page_inline(", ".join(quoted(o.get("label")) for o in selected), nonce) if selected else "nothing"
+    )
     how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
     matched = f" (matched by {' and '.join(how)})" if how else ""
-    return _emit(ctx, result, f"selected {labels} in {target_text(result.get('target'))}{matched}")
+    return _emit(ctx, result, f"selected {labels} in {target_text(result.get('target'), nonce)}{matched}")
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.check", {"target": args.target, "checked": args.checked})
     state = "checked" if args.checked else "unchecked"
-    what = target_text(result.get("target"))
+    what = target_text(result.get("target"), _inline(ctx, result))
     line = f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
     return _emit(ctx, result, line)
 
@@ -369,7 +385,7 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
                 if amount:
                     params["amount"] = amount
     result = _run(args, ctx, "tool.scroll", params)
-    what = f" {target_text(result['target'])}" if result.get("target") else ""
+    what = f" {target_text(result['target'], _inline(ctx, result))}" if result.get("target") else ""
     horizontal = result.get("direction") in ("left", "right") or args.to in ("left", "right")
     pos, end = (
         (result.get("x", 0), result.get("max_x", 0))
@@ -383,7 +399,8 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_drag(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.drag", {"source": args.source, "target": args.target})
     how = " (HTML5 drag and drop)" if result.get("html5") else ""
-    line = f"dragged {target_text(result.get('source'))} to {target_text(result.get('target'))}{how}"
+    nonce = _inline(ctx, result)
+    line = f"dragged {target_text(result.get('source'), nonce)} to {target_text(result.get('target'), nonce)}{how}"
     return _emit(ctx, result, line)
 
 
@@ -408,7 +425,8 @@ def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
     listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
     count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
     via = {"drop": " by drag and drop", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
-    return _emit(ctx, result, f"uploaded {count} to {target_text(result.get('target'))}{via} ({listing})")
+    what = target_text(result.get("target"), _inline(ctx, result))
+    return _emit(ctx, result, f"uploaded {count} to {what}{via} ({listing})")
 
 
 def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
@@ -439,7 +457,9 @@ def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.wait", {kind: value}, WAIT_TIMEOUT_S)
     seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
     what = {
-        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
+        "selector": target_text(result.get("target"), ctx.nonce(result))
+        if result.get("target")
+        else quoted(value),
         "text": f"text {quoted(value)}",
         "gone": f"{quoted(value)} to be gone",
         "url": f"URL {quoted(value)} ({result.get('url', '')})",
@@ -459,9 +479,10 @@ def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.dialog", params, ACTION_TIMEOUT_S)
     if args.action is None:
         dialog = result.get("dialog")
-        return ctx.emit(result, dialog_line(dialog) if isinstance(dialog, dict) else "no dialog is open")
+        line = dialog_line(dialog, ctx.nonce(result)) if isinstance(dialog, dict) else "no dialog is open"
+        return ctx.emit(result, line)
     answered = result.get("answered") or {}
     verb = "accepted" if answered.get("handled") == "accepted" else "dismissed"
     with_text = f" with {quoted(answered['text'])}" if "text" in answered else ""
-    line = f"{verb} {dialog_text(answered)}{with_text}"
+    line = f"{verb} {dialog_text(answered, _inline(ctx, result))}{with_text}"
     return _emit(ctx, result, line)

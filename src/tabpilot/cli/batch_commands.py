@@ -23,7 +23,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Read tabpilot commands, one per line (a leading `tabpilot` is optional; blank lines "
         "and # comments are skipped), and run them in order in this process, printing each outcome. "
         "Stops at the first failure with its exit code, unless --keep-going. --session, --browser and "
-        "--json given to batch apply to every line that does not set its own.",
+        "--json, --no-boundaries given to batch apply to every line that does not set its own.",
     )
     p.add_argument("file", nargs="?", help="file with the commands (default: stdin)")
     p.add_argument("--keep-going", action="store_true", help="run every line even after a failure")
@@ -54,6 +54,8 @@ def _argv_of(line: str, ctx: Context) -> list[str] | None:
         inherited += ["--browser", ctx.browser]
     if ctx.as_json:
         inherited.append("--json")
+    if not ctx.boundaries:
+        inherited.append("--no-boundaries")
     return inherited + words
 
 

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+BOUNDARIES_VARIABLE = "TABPILOT_BOUNDARIES"
+
 
 def parse_duration(text: str) -> float:
     """``30``, ``30s``, ``500ms``, ``2m`` → seconds (an argparse type)."""
@@ -44,6 +46,13 @@ def tab_id(text: str) -> int:
     return value
 
 
+def boundaries_on(args: argparse.Namespace) -> bool:
+    """Page text is fenced unless ``--no-boundaries`` or ``TABPILOT_BOUNDARIES=off``."""
+    if getattr(args, "no_boundaries", False):
+        return False
+    return os.environ.get(BOUNDARIES_VARIABLE, "").strip().lower() not in ("off", "0", "no", "false")
+
+
 class Context:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -55,6 +64,7 @@ class Context:
             getattr(args, "browser", None) or os.environ.get("TABPILOT_BROWSER") or None
         )
         self.tab: int | None = getattr(args, "tab", None)
+        self.boundaries: bool = boundaries_on(args)
         # Where results go instead of stdout (the MCP server collects them this way).
         self.sink: Callable[[Any, str], None] | None = None
 
@@ -80,6 +90,13 @@ class Context:
         if self.tab is not None:
             payload.setdefault("tab_id", self.tab)
         return self.call(method, payload, timeout)
+
+    def nonce(self, result: Any) -> str | None:
+        """The session's boundary nonce the daemon sent with ``result``; None when fencing is off."""
+        if not self.boundaries or not isinstance(result, dict):
+            return None
+        value = result.get("page_nonce")
+        return value if isinstance(value, str) and value else None
 
     def emit(self, result: Any, text: str) -> int:
         """Print the result: ``--json`` gets the object, people and agents the one-line text."""

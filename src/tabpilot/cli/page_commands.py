@@ -9,7 +9,7 @@ import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import navigation_line
+from tabpilot.cli.render import fence, navigation_line
 from tabpilot.protocol import WAIT_UNTIL, RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -111,29 +111,31 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if args.allow_file:
         params["allow_file"] = True
     result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("navigated to", result))
+    return ctx.emit(result, navigation_line("navigated to", result, ctx.nonce(result)))
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool(args.method, _navigation_params(args), NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line(args.verb, result))
+    return ctx.emit(result, navigation_line(args.verb, result, ctx.nonce(result)))
 
 
 def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
     params = {**_navigation_params(args), "hard": bool(args.hard)}
     result = ctx.tool("tool.reload", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("reloaded", result))
+    return ctx.emit(result, navigation_line("reloaded", result, ctx.nonce(result)))
 
 
 def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.evaluate", {"expression": args.expression})
+    # The value and an exception's text are the page's: both are fenced.
     if result.get("ok"):
-        return ctx.emit(result, json.dumps(result.get("value"), ensure_ascii=False))
+        return ctx.emit(result, fence(json.dumps(result.get("value"), ensure_ascii=False), ctx.nonce(result)))
     exception = result.get("exception") or {}
     where = ""
     if exception.get("line"):
         where = f" (line {exception['line']}, column {exception.get('column', '?')})"
-    return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
+    text = f"exception: {exception.get('text', 'unknown error')}{where}"
+    return ctx.emit(result, fence(text, ctx.nonce(result)))
 
 
 def _default_screenshot_path(ctx: Context, extension: str) -> str:

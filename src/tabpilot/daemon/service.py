@@ -500,6 +500,8 @@ class Daemon:
                 stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
             )
             session.touch()
+            if isinstance(result, dict):
+                result["page_nonce"] = session.page_nonce
             return result
         finally:
             session.queue.release()
