@@ -17,6 +17,7 @@ from tabpilot import __version__, paths, protocol
 from tabpilot.daemon import uploads
 from tabpilot.daemon.browsers import Browser, BrowserRegistry
 from tabpilot.daemon.config import DaemonConfig
+from tabpilot.daemon.methods import PUBLIC_TOOLS
 from tabpilot.daemon.pairing import PairingCode, PairingCodes, SecretStore
 from tabpilot.daemon.peers import PeerAuthenticator
 from tabpilot.daemon.rpc import client_gone
@@ -209,9 +210,10 @@ class Daemon:
             handler = self._handlers.get(method)
             if handler is not None:
                 result = await handler(frame, abandon)
-            elif method.startswith("tool."):
+            elif method in PUBLIC_TOOLS:
                 result = await self._call_tool(frame, abandon)
             else:
+                # Internal tools (tool.session_stop…) included: only the daemon may send those.
                 raise RpcError("unknown_method", f"the daemon does not know {method!r}")
             return protocol.response(frame_id, result)
         except RpcError as err:
