@@ -133,7 +133,13 @@ class DaemonServer:
         """Run a fire-and-forget coroutine, keeping a reference until it is done."""
         task = asyncio.ensure_future(coro)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._settled)
+
+    def _settled(self, task: asyncio.Future[Any]) -> None:
+        self._background.discard(task)
+        # A reply to a peer that has gone meanwhile is nothing to report.
+        if not task.cancelled() and not isinstance(task.exception(), ConnectionClosed | None):
+            log.warning("background send failed: %r", task.exception())
 
     # ----- client side ----------------------------------------------------------------------
 
