@@ -257,8 +257,12 @@ class Daemon:
         ttl = params.get("ttl_s", 300)
         if not isinstance(ttl, int | float) or not 10 <= ttl <= 3600:
             raise RpcError("invalid_params", "ttl_s must be between 10 and 3600 seconds")
-        entry = self.codes.create(float(ttl))
-        return {"code": entry.display, "expires_in_s": ttl, "port": self.port}
+        entry = self.codes.create(float(ttl), launch=params.get("launch") is True)
+        result: dict[str, Any] = {"code": entry.display, "expires_in_s": ttl, "port": self.port}
+        throttled = self.codes.retry_after()
+        if throttled > 0 and not entry.launch:
+            result["throttled_for_s"] = round(throttled, 1)
+        return result
 
     async def _pair_wait(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
         params = self._params(frame)
@@ -274,9 +278,15 @@ class Daemon:
         timeout_s = min(self._timeout_s(params, 300.0), max(0.0, entry.expires_at - self.codes.clock()))
         used_by = await self._wait_until(lambda: entry.used_by, timeout_s, abandon)
         if not used_by:
+            throttled = self.codes.retry_after()
+            note = (
+                f" (pairing is throttled after wrong codes: the next try is accepted in {throttled:.0f} s)"
+                if throttled > 0
+                else ""
+            )
             raise RpcError(
                 "timeout",
-                "the pairing code expired before a browser used it",
+                f"the pairing code expired before a browser used it{note}",
                 "pairing_expired",
                 hint="run `tabpilot pair` again and type the code into the extension's popup",
             )
