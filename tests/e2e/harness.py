@@ -143,8 +143,8 @@ class Tabpilot:
             TABPILOT_BROWSER_ARGS="--remote-debugging-port=0",
             # Tests parse page output; the ones about the fences turn them back on.
             TABPILOT_BOUNDARIES="off",
-            **self.extra_env,
         )
+        env.update(self.extra_env)
         return env
 
     def run(self, *args: str, timeout: float = 60, check: bool = True) -> Result:
