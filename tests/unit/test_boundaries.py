@@ -65,6 +65,17 @@ OUTPUTS = [
         ("click", "@e3"),
     ),
     ({"target": LABEL, "snapshot": f"# After\n{INJECTION}"}, ("click", "@e3", "--snapshot")),
+    ({"source": LABEL, "target": LABEL}, ("drag", "@e3", "@e4")),
+    (
+        {"target": LABEL, "selected": [{"label": INJECTION}, {"label": INJECTION}]},
+        ("select", "@e3", "a", "b"),
+    ),
+    (
+        {"answered": {"type": "prompt", "message": INJECTION, "handled": "accepted", "text": "x"}},
+        ("dialog", "accept", "--text", "x"),
+    ),
+    ({"outcome": "continued", "note": INJECTION}, ("request-help", "--prompt", "log in")),
+    ({"tab_id": 4, "title": INJECTION, "url": "http://x/"}, ("tab", "borrow", "4")),
     (
         {
             "tabs": [
