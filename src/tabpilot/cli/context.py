@@ -6,6 +6,9 @@ import argparse
 import os
 
 from tabpilot.cli import client, render
+from tabpilot.cli.values import parse_duration, tab_id
+
+__all__ = ["Context", "parse_duration", "tab_id"]
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
@@ -13,44 +16,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+
 BOUNDARIES_VARIABLE = "TABPILOT_BOUNDARIES"
-
-
-def parse_duration(text: str) -> float:
-    """``30``, ``30s``, ``500ms``, ``2m`` → seconds (an argparse type)."""
-    raw = text.strip().lower()
-    scale = 1.0
-    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if raw.endswith(suffix):
-            raw, scale = raw[: -len(suffix)], factor
-            break
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 30, 30s, 500ms or 2m)") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("a duration cannot be negative")
-    return value
-
-
-def tab_id(text: str) -> int:
-    """A tab id from `tabpilot tab list` (an argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a tab id (a number from `tabpilot tab list`)"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("a tab id is a positive number")
-    return value
 
 
 def boundaries_on(args: argparse.Namespace) -> bool:
     """Page text is fenced unless ``--no-boundaries`` or ``TABPILOT_BOUNDARIES=off``."""
     if getattr(args, "no_boundaries", False):
         return False
-    return os.environ.get(BOUNDARIES_VARIABLE, "").strip().lower() not in ("off", "0", "no", "false")
+    return not render.boundaries_off(os.environ.get(BOUNDARIES_VARIABLE))
 
 
 class Context:
@@ -93,18 +67,11 @@ class Context:
 
     def nonce(self, result: Any) -> str | None:
         """The session's boundary nonce the daemon sent with ``result``; None when fencing is off."""
-        if not self.boundaries or not isinstance(result, dict):
-            return None
-        value = result.get("page_nonce")
-        return value if isinstance(value, str) and value else None
+        return render.page_nonce(result, self.boundaries)
 
     def emit(self, result: Any, text: str) -> int:
         """Print the result: ``--json`` gets the object, people and agents the one-line text."""
         if self.sink is not None:
             self.sink(result, text)
             return 0
-        if self.as_json:
-            render.print_json(result)
-        elif text:
-            print(text)
-        return 0
+        return render.emit(result, text, self.as_json)
