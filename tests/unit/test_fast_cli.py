@@ -349,3 +349,18 @@ def test_the_hot_path_imports_only_built_in_modules(daemon: FakeDaemon) -> None:
         "tabpilot.cli.render",
         "tabpilot.cli.outcomes",
     }
+
+
+# One hot argv per verb, answered with the session's page nonce: the fences must match too.
+FENCED = list({argv[0]: argv for argv, hot in reversed(SHAPES) if hot and argv[0] in fast.VERBS}.values())
+
+
+@pytest.mark.parametrize("argv", FENCED, ids=[" ".join(a) for a in FENCED])
+def test_page_text_is_fenced_alike_on_both_paths(daemon: FakeDaemon, argv: list[str]) -> None:
+    call = fast.plan(argv)
+    assert call is not None
+    reply = result({**RESULTS[call.method], "page_nonce": "483920175562"})
+    both(daemon, argv, reply)
+    both(daemon, [*argv, "--no-boundaries"], reply)
+    both(daemon, argv, reply, TABPILOT_BOUNDARIES="off")
+    assert fast.plan([*argv, "--no-boundaries"]) is not None
