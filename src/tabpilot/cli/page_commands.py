@@ -85,14 +85,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", help="where to write the image (default: $TABPILOT_HOME/screenshots/)"
     )
     what = p.add_mutually_exclusive_group()
-    what.add_argument(
-        "--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…"
-    )
+    what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
-    p.add_argument(
-        "--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)"
-    )
+    p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_screenshot)
 
