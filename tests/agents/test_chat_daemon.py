@@ -173,6 +173,10 @@ async def test_a_panel_session_answers_only_during_its_turn_and_with_its_run_tok
         result = await rig.event(cid, "tool_result", tool["seq"])
         assert tool["name"] == "snapshot" and tool["source"] == "tabpilot"
         assert result["call_id"] == tool["call_id"] and result["ok"] is True
+        # With the token, only page tools: no session of its own, no daemon control.
+        for method in ("session.start", "daemon.stop"):
+            refused = await rig.daemon.call(method, {}, run=token)
+            assert refused["error"]["code"] == "permission_denied", refused
         listed = await rig.daemon.call("session.list")
         assert session_id not in [s["session_id"] for s in listed["result"]["sessions"]]
         await rig.ok("chat.stop", {"conversation_id": cid})

@@ -482,6 +482,9 @@ class ChatService:
             return
         turn.process = process
         turn.spawned_at = time.monotonic()
+        if turn.stopping is not None:
+            # Stopped while it was being spawned: the ladder had no process to climb yet.
+            turn.stop_step = await process.stop(None)
         _write_private_json(
             os.path.join(conversation.folder, "run.json"), {"pgid": process.pgid, "run": turn.run_token}
         )

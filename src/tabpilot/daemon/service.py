@@ -232,6 +232,14 @@ class Daemon:
         method = frame["method"]
         try:
             handler = self._handlers.get(method)
+            if frame.get("run") is not None and not method.startswith("tool."):
+                # A side-panel agent drives its panel session's tabs and nothing else.
+                raise RpcError(
+                    "permission_denied",
+                    f"{method} is not for a side-panel agent",
+                    "session_inactive",
+                    hint="act on the panel's tab with the page verbs",
+                )
             if handler is not None:
                 result = await handler(frame, abandon)
             elif method.startswith("tool."):
