@@ -67,6 +67,7 @@ class Turn:
     process: AgentProcess | None = None
     stopping: str | None = None  # why it is being stopped
     ready: asyncio.Event = field(default_factory=asyncio.Event)  # the browser knows the panel session
+    refused: RpcError | None = None  # why the browser would not bind it (e.g. a blocked site)
     pending: dict[str, asyncio.TimerHandle] = field(default_factory=dict)  # the CLI's open questions
     task: asyncio.Task[None] | None = None
     outcome: Signal | None = None
@@ -529,6 +530,7 @@ class ChatService:
         try:
             await self._ensure_session(turn.conversation.meta)
         except RpcError as err:
+            turn.refused = err
             log.warning(
                 "conversation %s: the browser refused its panel session: %s",
                 turn.conversation.meta.conversation_id,

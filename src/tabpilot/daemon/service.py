@@ -507,8 +507,12 @@ class Daemon:
     ) -> Any:
         """A call of a side-panel agent: only during its live turn, with the turn's run token."""
         turn = self.chats.authorize(session_id, frame.get("run"))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(turn.ready.wait(), SESSION_READY_S)
+        deadline = time.monotonic() + SESSION_READY_S
+        while not turn.ready.is_set() and turn.refused is None and time.monotonic() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(turn.ready.wait(), 0.05)
+        if turn.refused is not None:
+            raise turn.refused
         session = self.sessions.get(session_id)
         if not turn.ready.is_set() or session is None:
             raise RpcError(
