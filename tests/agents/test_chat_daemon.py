@@ -247,3 +247,24 @@ async def test_an_unauthenticated_peer_reaches_no_chat_method() -> None:
         reply = await stranger.rpc("chat.list", {})
         assert reply["error"]["data"]["reason"] == "handshake_required"
         await stranger.close()
+
+
+async def test_stop_first_denies_the_agents_open_question() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        text = 'STUB: say asking | ask Bash {"command": "touch x"} | say after'
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": text})
+        asked = await rig.event(cid, "permission", sent["seq"])
+        assert asked["tool"] == "Bash" and asked["input"] == {"command": "touch x"}
+        attached = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": asked["seq"]})
+        assert attached["pending"] == [asked["permission_id"]]
+        await rig.ok("chat.stop", {"conversation_id": cid})
+        denied = await rig.event(cid, "permission_end", asked["seq"])
+        assert denied["decision"] == "deny" and denied["why"] == "stopped"
+        end = await rig.event(cid, "turn_end", sent["seq"])
+        assert denied["seq"] < end["seq"] and end["interrupted"] is True
+        # the agent got the deny on its stdin before it was interrupted
+        stdin = rig.records(cid)[0]["stdin"]
+        answers = [i for i, line in enumerate(stdin) if '"behavior":"deny"' in line]
+        interrupts = [i for i, line in enumerate(stdin) if '"interrupt"' in line]
+        assert answers and interrupts and answers[0] < interrupts[0]
