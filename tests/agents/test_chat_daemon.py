@@ -268,3 +268,16 @@ async def test_stop_first_denies_the_agents_open_question() -> None:
         answers = [i for i, line in enumerate(stdin) if '"behavior":"deny"' in line]
         interrupts = [i for i, line in enumerate(stdin) if '"interrupt"' in line]
         assert answers and interrupts and answers[0] < interrupts[0]
+
+
+async def test_an_agent_that_dies_or_fails_ends_its_turn_with_what_it_wrote() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        end = await turn(rig, cid, "STUB: say half | exit 3")
+        assert (end["reason"], end["interrupted"], end["exit_code"], end["text"]) == ("agent_exited", True, 3, "half")
+        error = next(e for e in rig.events(cid) if e["kind"] == "error")
+        assert error["code"] == "agent_exited" and error["fatal"] is True
+        end = await turn(rig, cid, "STUB: fail the model is overloaded")
+        assert end["reason"] == "failed" and end["interrupted"] is False
+        failure = [e for e in rig.events(cid) if e["kind"] == "error"][-1]
+        assert failure["message"] == "the model is overloaded" and failure["fatal"] is True

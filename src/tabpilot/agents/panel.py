@@ -583,7 +583,10 @@ class ChatService:
                     "error",
                     code=sig.data.get("code"),
                     message=sig.data.get("message"),
+                    fatal=True,
                 )
+        elif sig.kind == "warning":
+            self._emit(conversation, turn.turn_id, "error", fatal=False, **sig.data)
 
     async def _deny(self, turn: Turn, permission_id: str, why: str) -> None:
         handle = turn.pending.pop(permission_id, None)
