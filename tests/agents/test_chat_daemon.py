@@ -281,3 +281,19 @@ async def test_an_agent_that_dies_or_fails_ends_its_turn_with_what_it_wrote() ->
         assert end["reason"] == "failed" and end["interrupted"] is False
         failure = [e for e in rig.events(cid) if e["kind"] == "error"][-1]
         assert failure["message"] == "the model is overloaded" and failure["fatal"] is True
+
+
+@pytest.mark.parametrize(("event", "reason"), [("chat.tab_closed", "tab_closed"), ("session.user_interrupt", "stopped")])
+async def test_closing_the_tab_or_stop_in_the_page_ends_the_turn(event: str, reason: str) -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say busy | hang"})
+        await rig.event(cid, "text", sent["seq"])
+        await rig.peer.wait_frame(lambda f: f.get("method") == "tool.session_start")
+        await asyncio.sleep(0.1)
+        await rig.peer.send_event(event, {"session_id": rig.meta(cid)["session_id"]})
+        end = await rig.event(cid, "turn_end", sent["seq"])
+        assert end["interrupted"] is True and end["reason"] == reason and end["text"] == "busy"
+        if event == "chat.tab_closed":
+            error = await rig.fails("chat.send", {"conversation_id": cid, "text": "again"})
+            assert error["data"]["reason"] == "tab_closed"

@@ -208,14 +208,20 @@ class ChatService:
         for watching in self.watchers.values():
             watching.discard(browser_id)
 
+    async def stop_session(self, session_id: str) -> None:
+        """The person pressed Stop in the page a panel session acts on."""
+        for turn in list(self.turns.values()):
+            if turn.conversation.meta.session_id == session_id:
+                await self._stop_turn(turn, "stopped")
+
     async def tab_closed(self, browser_id: str, payload: dict[str, Any]) -> None:
         """The tab a conversation is bound to closed: its turn stops and its panel session ends."""
         for conversation in self.store.all():
             meta = conversation.meta
             if meta.browser != browser_id:
                 continue
-            if meta.conversation_id == payload.get("conversation_id") or (
-                meta.tab_id is not None and meta.tab_id == payload.get("tab_id")
+            if meta.session_id == payload.get("session_id") or meta.conversation_id == payload.get(
+                "conversation_id"
             ):
                 turn = self.turns.get(meta.conversation_id)
                 if turn is not None:
@@ -634,6 +640,9 @@ class ChatService:
         self.store.save_meta(conversation)
         if self.turns.get(conversation.meta.conversation_id) is turn:
             del self.turns[conversation.meta.conversation_id]
+        # Between turns the browser forgets the panel session (badge and debugger off the person's
+        # tab); the next turn binds it again.
+        self._forget_session(conversation.meta.session_id)
 
     def _emit(
         self, conversation: Conversation, turn_id: str | None, kind: str, **data: Any
