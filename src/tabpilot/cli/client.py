@@ -129,6 +129,10 @@ def call(
         frame["session"] = session
     if browser:
         frame["browser"] = browser
+    # A side-panel agent's run token: its panel session answers only with it, only during its turn.
+    run = os.environ.get("TABPILOT_RUN")
+    if run:
+        frame["run"] = run
     sock = connect(autostart)
     try:
         sock.settimeout(timeout_s + REPLY_MARGIN_S)
