@@ -212,3 +212,55 @@ test("resolveTab has every tab admitted (blocked sites) first: page and frames, 
   refuse = true;
   await assert.rejects(sessions.resolveTab("s1", tab_id), /blocked site/);
 });
+
+test("a panel session acts in place on the person's tab, adopts the tabs opened from it and ends with it", async () => {
+  const { sessions, browser, storage, cdp } = setup();
+  const win = browser.addWindow();
+  const theirs = browser.addTab(win, { active: true, url: "https://shop.test/" });
+  const other = browser.addTab(win, { url: "https://news.test/" });
+  const started = await sessions.startPanel("p-abc", theirs.id);
+  assert.deepEqual(started, { window_id: win, tab_id: theirs.id });
+  assert.equal(browser.calls.some(([name]) => name === "windows.create"), false, "no Agent Window");
+  await waitFor(() => storage.data[STORAGE_KEY]?.["p-abc"], "the table to be saved");
+  assert.deepEqual(storage.data[STORAGE_KEY]["p-abc"], { windowId: win, createdAt: 1000, extraTabIds: [], kind: "panel", tabId: theirs.id });
+  // The person looks at another tab: the session still acts on its own.
+  browser.chrome.tabs.update?.(other.id, { active: true });
+  assert.equal((await sessions.resolveTab("p-abc")).id, theirs.id);
+  await assert.rejects(sessions.resolveTab("p-abc", other.id), { reason: "unknown_tab" });
+  assert.equal(await sessions.ownerOf(other), null, "the window's other tabs are not the session's");
+  // Binding again (the next turn) is not a duplicate.
+  await sessions.startPanel("p-abc", theirs.id);
+  const child = browser.addTab(win, { openerTabId: theirs.id });
+  browser.chrome.tabs.onCreated.fire({ ...child });
+  await waitFor(() => storage.data[STORAGE_KEY]["p-abc"].extraTabIds.length === 1, "the adopted tab");
+  assert.equal(browser.calls.some(([name]) => name === "tabs.move"), false, "left where Chrome put it");
+  assert.equal((await sessions.resolveTab("p-abc", child.id)).id, child.id);
+  await browser.chrome.tabs.remove(theirs.id);
+  await waitFor(() => !storage.data[STORAGE_KEY]["p-abc"], "the session to end with its tab");
+  assert.ok(cdp.detached.includes(child.id));
+  assert.ok(browser.tabs.has(child.id), "the person's tabs stay open");
+});
+
+test("a panel session on a tab that is closed or blocked is refused; stop leaves the person's window open", async () => {
+  const browser = fakeBrowser();
+  const sessions = createSessionManager({
+    windows: browser.chrome.windows,
+    tabs: browser.chrome.tabs,
+    storage: new FakeStorage(),
+    cdp: fakeCdp(),
+    emit: () => {},
+    admit: async (tab) => {
+      if (tab.url.includes("bank")) throw Object.assign(new Error("blocked"), { reason: "site_blocked" });
+    },
+    log: quiet,
+  });
+  const win = browser.addWindow();
+  const bank = browser.addTab(win, { url: "https://bank.test/" });
+  const shop = browser.addTab(win, { url: "https://shop.test/" });
+  await assert.rejects(sessions.startPanel("p-x", 9999), { reason: "unknown_tab" });
+  await assert.rejects(sessions.startPanel("p-x", bank.id), { reason: "site_blocked" });
+  await sessions.startPanel("p-x", shop.id);
+  await sessions.stop("p-x");
+  assert.equal(browser.calls.some(([name]) => name === "windows.remove"), false);
+  assert.ok(browser.tabs.has(shop.id));
+});

@@ -12,6 +12,9 @@ import {
   compatibilityVerdict,
   event as eventFrame,
   request,
+  DAEMON_EVENTS,
+  PANEL_METHODS,
+  RpcError,
 } from "./protocol.js";
 import * as auth from "./auth.js";
 
@@ -94,6 +97,8 @@ export function createConnection({
   let silenceTimer = null;
   /** @type {Set<() => void>} */
   const listeners = new Set();
+  /** @type {Set<(name: string, payload: any) => void>} */
+  const eventListeners = new Set();
 
   function notify() {
     for (const fn of [...listeners]) fn();
@@ -286,6 +291,12 @@ export function createConnection({
       else waiter.resolve(f.result);
       return;
     }
+    if (kind === "event") {
+      const f = /** @type {{event: string, payload?: any}} */ (frame);
+      if (!authenticated || !DAEMON_EVENTS.has(f.event)) return;
+      for (const fn of [...eventListeners]) fn(f.event, f.payload ?? {});
+      return;
+    }
     if (kind === "request") {
       const gen = generation;
       // Answers go only to the socket the request came on: ids are unique per connection.
@@ -362,6 +373,33 @@ export function createConnection({
       await config.setLabel(label);
       await reload();
       if (authenticated) transport.send(eventFrame("browser.label_changed", { label }));
+    },
+
+    /**
+     * Ask the daemon one of the methods it serves to us (the side panel's); fails at once when not
+     * authenticated, and with the daemon's own error otherwise.
+     * @param {string} method @param {Record<string, unknown>} params
+     * @returns {Promise<any>}
+     */
+    async request(method, params) {
+      if (!PANEL_METHODS.has(method)) throw new RpcError("unknown_method", `the daemon serves no ${method} to browsers`);
+      if (!authenticated) throw new RpcError("no_browser_connected", "tabpilot's daemon is not connected", "browser_disconnected");
+      try {
+        return await call(method, params, "x");
+      } catch (err) {
+        if (err instanceof PeerError) throw err;
+        throw new RpcError("no_browser_connected", "the connection to tabpilot dropped", "browser_disconnected");
+      }
+    },
+
+    /** @param {(name: string, payload: any) => void} fn @returns {() => void} */
+    onEvent(fn) {
+      eventListeners.add(fn);
+      return () => eventListeners.delete(fn);
+    },
+
+    get authenticated() {
+      return authenticated;
     },
 
     /** Push an event to the daemon; dropped when not authenticated (the next handshake resyncs). */

@@ -1,6 +1,8 @@
 // @ts-check
 // Sessions and their Agent Windows. One window per session; a tab belongs to a session when it is
 // in that window (or in its set of extra tabs, e.g. a popup that could not be moved in).
+// A panel session (a side-panel conversation's) has no window: it acts in place on the person's tab
+// the conversation is bound to, and on the tabs the agent opened from it.
 // The table lives in chrome.storage.session so a restarted service worker re-adopts its windows.
 import { RpcError } from "../link/protocol.js";
 import { readSaved } from "./saved.js";
@@ -9,7 +11,7 @@ export const STORAGE_KEY = "tp_sessions";
 export const AGENT_WINDOW = Object.freeze({ url: "about:blank", focused: false, type: "normal", width: 1280, height: 800 });
 
 /**
- * @typedef {{windowId: number, createdAt: number, extraTabs: Set<number>}} Session
+ * @typedef {{kind: "agent" | "panel", windowId: number, createdAt: number, extraTabs: Set<number>, tabId?: number}} Session
  * @typedef {{id?: number, windowId?: number, active?: boolean, url?: string, pendingUrl?: string, title?: string, status?: string, openerTabId?: number}} Tab
  * @typedef {{addListener(fn: (...args: any[]) => void): void}} ChromeEvent
  * @typedef {{
@@ -101,19 +103,29 @@ export function createSessionManager({
     for (const [id, entry] of Object.entries(stored)) {
       const windowId = entry?.windowId;
       if (!Number.isInteger(windowId)) continue;
-      const alive = await windows.get(windowId).then(() => true, () => false);
+      const panel = entry.kind === "panel";
+      if (panel && !Number.isInteger(entry.tabId)) continue;
+      const alive = panel
+        ? await tabs.get(entry.tabId).then(() => true, () => false)
+        : await windows.get(windowId).then(() => true, () => false);
       if (!alive) continue;
       const extraTabs = new Set(Array.isArray(entry.extraTabIds) ? entry.extraTabIds.filter(Number.isInteger) : []);
-      sessions.set(id, { windowId, createdAt: Number(entry.createdAt) || now(), extraTabs });
+      /** @type {Session} */
+      const session = { kind: panel ? "panel" : "agent", windowId, createdAt: Number(entry.createdAt) || now(), extraTabs };
+      if (panel) session.tabId = entry.tabId;
+      sessions.set(id, session);
     }
     await persist();
     changed();
   }
 
   function persist() {
-    /** @type {Record<string, {windowId: number, createdAt: number, extraTabIds: number[]}>} */
+    /** @type {Record<string, {kind?: string, windowId: number, createdAt: number, extraTabIds: number[], tabId?: number}>} */
     const table = {};
-    for (const [id, s] of sessions) table[id] = { windowId: s.windowId, createdAt: s.createdAt, extraTabIds: [...s.extraTabs] };
+    for (const [id, s] of sessions) {
+      table[id] = { windowId: s.windowId, createdAt: s.createdAt, extraTabIds: [...s.extraTabs] };
+      if (s.kind === "panel") Object.assign(table[id], { kind: "panel", tabId: s.tabId });
+    }
     // Chained so an older snapshot can never land after a newer one.
     writes = writes
       .then(() => storage.set({ [STORAGE_KEY]: table }))
@@ -127,14 +139,15 @@ export function createSessionManager({
 
   /** @param {number} windowId */
   function sessionOfWindow(windowId) {
-    for (const [id, s] of sessions) if (s.windowId === windowId) return /** @type {const} */ ([id, s]);
+    for (const [id, s] of sessions) if (s.kind === "agent" && s.windowId === windowId) return /** @type {const} */ ([id, s]);
     return null;
   }
 
   /** @param {Tab} tab */
   function sessionOfTab(tab) {
     for (const [id, s] of sessions) {
-      if (s.windowId === tab.windowId || (tab.id !== undefined && s.extraTabs.has(tab.id))) return /** @type {const} */ ([id, s]);
+      const inWindow = s.kind === "agent" ? s.windowId === tab.windowId : tab.id === s.tabId;
+      if (inWindow || (tab.id !== undefined && s.extraTabs.has(tab.id))) return /** @type {const} */ ([id, s]);
     }
     return null;
   }
@@ -160,7 +173,14 @@ export function createSessionManager({
     if (sessions.size === 0) return;
     const opener = await tabs.get(tab.openerTabId).catch(() => null);
     const found = opener && sessionOfTab(opener);
-    if (!found || tab.windowId === found[1].windowId) return;
+    if (!found) return;
+    if (found[1].kind === "panel") {
+      // The person's own browsing: the tab stays where Chrome put it, and joins the conversation.
+      found[1].extraTabs.add(tab.id);
+      await persist();
+      return;
+    }
+    if (tab.windowId === found[1].windowId) return;
     try {
       await tabs.move(tab.id, { windowId: found[1].windowId, index: -1 });
     } catch {
@@ -174,8 +194,19 @@ export function createSessionManager({
   async function onTabRemoved(tabId) {
     await ready;
     let dirty = false;
-    for (const s of sessions.values()) dirty = s.extraTabs.delete(tabId) || dirty;
-    if (dirty) await persist();
+    for (const [id, s] of sessions) {
+      dirty = s.extraTabs.delete(tabId) || dirty;
+      // A panel session ends with its tab (the side panel tells the daemon, which stops the run).
+      if (s.kind === "panel" && s.tabId === tabId) {
+        sessions.delete(id);
+        await cdp.detachSession(s.extraTabs).catch(() => {});
+        dirty = true;
+      }
+    }
+    if (dirty) {
+      await persist();
+      changed();
+    }
   }
 
   /** @param {string} sessionId */
@@ -189,7 +220,7 @@ export function createSessionManager({
   /** @param {string} sessionId @returns {Promise<(Tab & {id: number})[]>} */
   async function sessionTabs(sessionId) {
     const session = await get(sessionId);
-    const inWindow = await tabs.query({ windowId: session.windowId });
+    const inWindow = session.kind === "panel" ? [await tabs.get(/** @type {number} */ (session.tabId)).catch(() => null)] : await tabs.query({ windowId: session.windowId });
     const extra = await Promise.all([...session.extraTabs].map((id) => tabs.get(id).catch(() => null)));
     return /** @type {(Tab & {id: number})[]} */ ([...inWindow, ...extra].filter((t) => t && t.id !== undefined));
   }
@@ -204,7 +235,7 @@ export function createSessionManager({
 
     /** For the popup: what is open right now. */
     list() {
-      return [...sessions].map(([sessionId, s]) => ({ sessionId, windowId: s.windowId, createdAt: s.createdAt }));
+      return [...sessions].map(([sessionId, s]) => ({ sessionId, kind: s.kind, windowId: s.windowId, tabId: s.tabId ?? null, createdAt: s.createdAt }));
     },
 
     /** @param {() => void} fn @returns {() => void} */
@@ -220,6 +251,28 @@ export function createSessionManager({
     async ownerOf(tab) {
       await ready;
       return sessionOfTab(tab)?.[0] ?? null;
+    },
+
+    /**
+     * Bind a side-panel conversation's session to the person's tab, in place. Called before every turn,
+     * so it also rebinds (a conversation reopened from History on another tab); the tabs the agent
+     * opened stay with it while their opener is the same.
+     * @param {string} sessionId @param {number} tabId
+     */
+    async startPanel(sessionId, tabId) {
+      await ready;
+      const tab = await tabs.get(tabId).catch(() => null);
+      if (!tab || tab.id === undefined || tab.windowId === undefined) {
+        throw new RpcError("not_found", `tab ${tabId} of the side panel's conversation is closed`, "unknown_tab", { tab_id: tabId });
+      }
+      await admit(/** @type {Tab & {id: number}} */ (tab), { frames: false });
+      const earlier = sessions.get(sessionId);
+      if (earlier && earlier.kind !== "panel") throw new RpcError("invalid_params", `session ${sessionId} is already open`, "session_exists");
+      const extraTabs = earlier?.tabId === tabId ? earlier.extraTabs : new Set();
+      sessions.set(sessionId, { kind: "panel", windowId: tab.windowId, tabId, createdAt: earlier?.createdAt ?? now(), extraTabs });
+      await persist();
+      changed();
+      return { window_id: tab.windowId, tab_id: tabId };
     },
 
     /**
@@ -246,7 +299,7 @@ export function createSessionManager({
           throw signal.reason;
         }
         const tab = win.tabs?.find((t) => t.active) ?? win.tabs?.[0] ?? (await tabs.query({ windowId, active: true }))[0];
-        sessions.set(sessionId, { windowId, createdAt: now(), extraTabs: new Set() });
+        sessions.set(sessionId, { kind: "agent", windowId, createdAt: now(), extraTabs: new Set() });
         await persist();
         changed();
         return { window_id: windowId, tab_id: tab?.id ?? null };
@@ -265,7 +318,8 @@ export function createSessionManager({
       changed();
       await beforeStop(tabIds, sessionId).catch((err) => log.warn(`tabpilot: cleaning up session ${sessionId} failed`, err));
       await cdp.detachSession(tabIds);
-      await windows.remove(session.windowId).catch(() => {});
+      // A panel session's tabs are the person's: they stay open.
+      if (session.kind === "agent") await windows.remove(session.windowId).catch(() => {});
     },
 
     /**
@@ -284,7 +338,12 @@ export function createSessionManager({
       const session = await get(sessionId);
       /** @type {Tab | null} */
       let tab;
-      if (tabId === undefined) {
+      if (session.kind === "panel") {
+        const wanted = tabId ?? /** @type {number} */ (session.tabId);
+        tab = await tabs.get(wanted).catch(() => null);
+        if (!tab) throw unknownTab(wanted, sessionId);
+        if (wanted !== session.tabId && !session.extraTabs.has(wanted)) throw unknownTab(wanted, sessionId);
+      } else if (tabId === undefined) {
         [tab] = await tabs.query({ windowId: session.windowId, active: true });
         if (tab?.id === undefined) {
           throw new RpcError("not_found", `the Agent Window of session ${sessionId} has no active tab`, "unknown_tab");
