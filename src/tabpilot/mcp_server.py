@@ -35,6 +35,7 @@ NOT_TOOLS = {
     "batch",
     "demo",
     "mcp",
+    "panel",
 }
 # --tab is left out too: an MCP client borrows a tab or selects one, which makes it current.
 GLOBAL_OPTIONS = {"help", "session", "browser", "json", "tab"}

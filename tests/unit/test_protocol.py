@@ -25,7 +25,7 @@ def test_constants_match_vectors() -> None:
     assert sorted(protocol.PANEL_METHODS) == P["panel_methods"]
     assert sorted(protocol.DAEMON_EVENTS) == P["daemon_events"]
     assert list(protocol.CHAT_EVENT_KINDS) == P["chat_event_kinds"]
-    assert protocol.PANEL_SESSION_PREFIX == P["panel_session_prefix"]
+    assert P["panel_session_prefix"] == protocol.PANEL_SESSION_PREFIX
 
 
 @pytest.mark.parametrize(("text", "expected"), P["protocol_major"])

@@ -11,15 +11,15 @@ from tabpilot.protocol import RpcError
 
 # Flags that hand the agent the machine without asking, or widen what it may touch.
 FORBIDDEN_FLAGS = (
-    "--dangerously",
-    "--yolo",
-    "--full-auto",
-    "--approve-for-me",
-    "--add-dir",
-    "--continue",
-    "--permission-mode",
-    "--settings",
-    "--plugin-dir",
+    "dangerously",
+    "yolo",
+    "full-auto",
+    "approve-for-me",
+    "add-dir",
+    "continue",
+    "permission-mode",
+    "settings",
+    "plugin-dir",
 )
 FORBIDDEN_VALUES = ("bypasspermissions", "danger-full-access")
 
@@ -42,7 +42,8 @@ def vet(
         raise refuse(f"the executable is not the configured {agent} binary")
     for arg in argv[1:]:
         lowered = arg.lower()
-        if lowered.split("=", 1)[0].startswith(FORBIDDEN_FLAGS):
+        name = lowered.split("=", 1)[0]
+        if name.startswith("-") and any(word in name for word in FORBIDDEN_FLAGS):
             raise refuse(f"{arg.split('=', 1)[0]} is not allowed")
         if any(value in lowered for value in FORBIDDEN_VALUES):
             raise refuse(f"{clip_arg(arg)} is not allowed")

@@ -161,18 +161,24 @@ class Daemon:
             if name == "session.user_interrupt":
                 log.info("session %s: the person pressed Stop", session.session_id)
                 session.interrupt()
+                if session.kind == "panel":
+                    # Stop in the page ends the side-panel turn that was acting there.
+                    self._spawn_background(self.chats.stop_session(session.session_id))
             elif session.resume():
                 log.info("session %s: the person resumed it", session.session_id)
         elif name == "chat.tab_closed":
-            task = asyncio.ensure_future(self.chats.tab_closed(browser.instance_id, payload))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._spawn_background(self.chats.tab_closed(browser.instance_id, payload))
         elif name == "browser.label_changed":
             label = payload.get("label")
             if isinstance(label, str):
                 browser.hello.label = label
         else:
             log.info("event %s from %s: %s", name, browser.instance_id, payload)
+
+    def _spawn_background(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def silent_browsers(self) -> list[Browser]:
         """Browsers that have not sent a frame within the peer timeout."""
@@ -574,9 +580,7 @@ class Daemon:
         self._notify()
         browser = self.browsers.get(session.browser_id)
         if browser is not None:
-            task = asyncio.ensure_future(self._tell_session_stop(browser, session_id))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._spawn_background(self._tell_session_stop(browser, session_id))
 
     @staticmethod
     async def _tell_session_stop(browser: Browser, session_id: str) -> None:
