@@ -147,7 +147,11 @@ let windowId;
 chrome.windows.getCurrent().then((w) => (windowId = w.id));
 $("open-panel").addEventListener("click", () => {
   if (windowId === undefined) return;
-  chrome.sidePanel.open({ windowId }).then(() => window.close(), (err) => showText($("last-error"), String(err?.message ?? err)));
+  chrome.sidePanel.open({ windowId }).then(
+    // The popup has done its job; popup.html opened in a tab stays.
+    async () => (await chrome.tabs.getCurrent()) === undefined && window.close(),
+    (err) => showText($("last-error"), String(err?.message ?? err)),
+  );
 });
 
 port.onMessage.addListener(render);
