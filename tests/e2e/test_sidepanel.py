@@ -186,7 +186,7 @@ def turn_ended(tp: Tabpilot, cid: str, turns: int = 1) -> list[dict[str, Any]]:
 def test_a_turn_streams_into_the_panel_with_a_real_click_on_the_bound_tab(
     tp: Tabpilot, browser_ui: Person, pages: PageServer, tmp_path: Path
 ) -> None:
-    url = pages.url("panel-shop.html")
+    url = pages.url("panel-signin.html")
     tab = open_tab(browser_ui, url)
     with popped_out(tp, tab) as panel:
         # What the panel shows while it changes: the agent's text at every change.
@@ -230,7 +230,7 @@ def test_a_turn_streams_into_the_panel_with_a_real_click_on_the_bound_tab(
 def test_closing_and_reopening_the_panel_mid_stream_loses_and_doubles_nothing(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
-    tab = open_tab(browser_ui, pages.url("panel-shop.html"))
+    tab = open_tab(browser_ui, pages.url("panel-signin.html"))
     full = words("".join(LONG))
     with popped_out(tp, tab) as panel:
         say(panel, "Write a lot [[script:long]]")
@@ -259,8 +259,8 @@ def test_closing_and_reopening_the_panel_mid_stream_loses_and_doubles_nothing(
 def test_two_conversations_in_two_tabs_stream_at_once_and_switching_tabs_stops_neither(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
-    a = open_tab(browser_ui, pages.url("panel-shop.html"))
-    b = open_tab(browser_ui, pages.url("panel-shop.html") + "?b")
+    a = open_tab(browser_ui, pages.url("panel-signin.html"))
+    b = open_tab(browser_ui, pages.url("panel-signin.html") + "?b")
     full = words("".join(SLOW))
     with popped_out(tp, a) as panel_a, popped_out(tp, b) as panel_b:
         say(panel_a, "First tab [[script:slow]]")
@@ -287,7 +287,7 @@ def test_two_conversations_in_two_tabs_stream_at_once_and_switching_tabs_stops_n
 def test_stop_ends_the_turn_within_a_second_and_keeps_the_partial_text(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
-    tab = open_tab(browser_ui, pages.url("panel-shop.html"))
+    tab = open_tab(browser_ui, pages.url("panel-signin.html"))
     full = words("".join(SLOW))
     with popped_out(tp, tab) as panel:
         say(panel, "Write slowly [[script:slow]]")
@@ -312,7 +312,7 @@ def test_stop_ends_the_turn_within_a_second_and_keeps_the_partial_text(
 def test_closing_the_bound_tab_stops_its_run_and_history_resumes_the_same_claude_session(
     tp: Tabpilot, browser_ui: Person, pages: PageServer, argv_log: Path
 ) -> None:
-    tab = open_tab(browser_ui, pages.url("panel-shop.html"))
+    tab = open_tab(browser_ui, pages.url("panel-signin.html"))
     with popped_out(tp, tab) as panel:
         say(panel, "Remember this [[script:slow]]")
         wait_until(lambda: len(words(agent_text(panel))) >= 3, timeout=30)
@@ -323,7 +323,7 @@ def test_closing_the_bound_tab_stops_its_run_and_history_resumes_the_same_claude
     claude_session = json.loads(Path(tp.home, "chats", cid, "meta.json").read_text())["agent_session_id"]
     assert claude_session
 
-    other = open_tab(browser_ui, pages.url("panel-shop.html") + "?again")
+    other = open_tab(browser_ui, pages.url("panel-signin.html") + "?again")
     with popped_out(tp, other) as panel:
         click_on(panel, "#history-button")
         row = f"#history-list button[data-conversation='{cid}']"
@@ -346,7 +346,7 @@ def test_the_panel_on_a_blocked_site_refuses_to_start_and_to_attach(
     tp: Tabpilot, browser_ui: Person, other_site: PageServer
 ) -> None:
     block(browser_ui, "localhost")
-    tab = open_tab(browser_ui, other_site.url("panel-shop.html"))
+    tab = open_tab(browser_ui, other_site.url("panel-signin.html"))
     try:
         before = len(conversations(tp))
         with popped_out(tp, tab) as panel:
@@ -373,7 +373,7 @@ def test_the_panel_on_a_blocked_site_refuses_to_start_and_to_attach(
 def test_a_web_page_and_a_content_script_cannot_make_the_worker_start_a_turn(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
-    url = pages.url("panel-shop.html") + "?hostile"
+    url = pages.url("panel-signin.html") + "?hostile"
     tab = open_tab(browser_ui, url)
     before = len(conversations(tp))
     with person_at(tp, url) as page:
@@ -410,8 +410,8 @@ def test_a_web_page_and_a_content_script_cannot_make_the_worker_start_a_turn(
 def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
-    a = open_tab(browser_ui, pages.url("panel-shop.html") + "?a")
-    b = open_tab(browser_ui, pages.url("panel-shop.html") + "?b")
+    a = open_tab(browser_ui, pages.url("panel-signin.html") + "?a")
+    b = open_tab(browser_ui, pages.url("panel-signin.html") + "?b")
     for tab, text in ((a, "About A [[script:quick]]"), (b, "About B [[script:quick]]")):
         with popped_out(tp, tab) as panel:
             say(panel, text)
