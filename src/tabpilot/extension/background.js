@@ -18,6 +18,7 @@ import { createSnapshots } from "./page/snapshots.js";
 import { createConsoleLog } from "./browser/console-log.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
+import { registerPanelBridge } from "./person/panel-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
 import { browserInfo } from "./link/browser-info.js";
 import { createOverlay } from "./person/overlay.js";
@@ -129,6 +130,7 @@ registerPopupBridge(
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
 );
+registerPanelBridge(chrome.runtime, connection);
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());
 

@@ -336,23 +336,25 @@ test("a request sent right after the authenticate reply is served, even while a 
   assert.deepEqual(sockets[0].sent.find((f) => f.id === "d-1"), { id: "d-1", result: {} });
 });
 
-test("the side panel's requests reach the daemon only when authenticated, and its events come back", async () => {
+test("the side panel's requests go to the daemon only once authenticated; its chat events come back", async () => {
   const daemon = fakeDaemon();
   const answer = daemon.answer.bind(daemon);
   daemon.answer = async (ws, frame) => {
-    if (frame.method === "chat.list") return ws.receive({ id: frame.id, result: { conversations: [] } });
-    if (frame.method === "chat.stop") return ws.receive({ id: frame.id, error: { code: "not_found", message: "no", data: { reason: "unknown_conversation" } } });
+    if (frame.method === "chat.list") {
+      daemon.log.push(frame);
+      ws.receive({ event: "chat.event", payload: { conversation_id: "c-1", seq: 1, kind: "user" } });
+      ws.receive({ event: "tool.unknown", payload: {} });
+      return ws.receive({ id: frame.id, result: { conversations: [] } });
+    }
     return answer(ws, frame);
   };
-  const { connection, sockets, connect } = setup({ stored: { [KEYS.secret]: SECRET }, daemon });
-  await assert.rejects(connection.request("chat.list", {}), { code: "no_browser_connected" });
-  await assert.rejects(connection.request("tool.click", {}), { code: "unknown_method" });
+  const { connection, connect } = setup({ stored: { [KEYS.secret]: SECRET }, daemon });
+  await assert.rejects(connection.request("chat.list", {}), { code: "daemon_unreachable" });
   await connect();
-  assert.deepEqual(await connection.request("chat.list", {}), { conversations: [] });
-  await assert.rejects(connection.request("chat.stop", { conversation_id: "c" }), { code: "not_found", reason: "unknown_conversation" });
   const seen = [];
-  connection.onEvent((name, payload) => seen.push([name, payload]));
-  sockets[0].receive({ event: "chat.event", payload: { seq: 1 } });
-  sockets[0].receive({ event: "something.else", payload: {} });
-  assert.deepEqual(seen, [["chat.event", { seq: 1 }]]);
+  connection.onEvent((name, payload) => seen.push([name, payload.seq]));
+  await assert.rejects(connection.request("tool.click", {}), { code: "unknown_method" });
+  assert.deepEqual(await connection.request("chat.list", {}), { conversations: [] });
+  assert.deepEqual(seen, [["chat.event", 1]]);
+  assert.ok(daemon.log.some((f) => f.method === "chat.list" && f.id.startsWith("x-")));
 });

@@ -44,7 +44,6 @@ function fakeConnection(answers = {}) {
   const events = new FakeEvent();
   const changes = new FakeEvent();
   const conn = {
-    authenticated: true,
     state: "connected",
     requests: [],
     emitted: [],
@@ -64,7 +63,6 @@ function fakeConnection(answers = {}) {
     emit: (name, payload) => conn.emitted.push([name, payload]),
     push: (event) => events.fire("chat.event", event),
     setUp(up) {
-      conn.authenticated = up;
       conn.state = up ? "connected" : "disconnected";
       changes.fire();
     },

@@ -8,13 +8,13 @@ import {
   EXTENSION_CLIENT,
   HANDSHAKE_METHOD,
   AUTHENTICATE_METHOD,
+  PANEL_METHODS,
+  DAEMON_EVENTS,
+  RpcError,
   classify,
   compatibilityVerdict,
   event as eventFrame,
   request,
-  DAEMON_EVENTS,
-  PANEL_METHODS,
-  RpcError,
 } from "./protocol.js";
 import * as auth from "./auth.js";
 
@@ -97,7 +97,7 @@ export function createConnection({
   let silenceTimer = null;
   /** @type {Set<() => void>} */
   const listeners = new Set();
-  /** @type {Set<(name: string, payload: any) => void>} */
+  /** @type {Set<(name: string, payload: Record<string, any>) => void>} */
   const eventListeners = new Set();
 
   function notify() {
@@ -142,7 +142,7 @@ export function createConnection({
       pending.set(id, { resolve, reject });
       if (!transport.send(request(id, method, params))) {
         pending.delete(id);
-        reject(new Error("the socket closed during the handshake"));
+        reject(new Error("the socket to the daemon closed"));
       }
     });
   }
@@ -292,9 +292,8 @@ export function createConnection({
       return;
     }
     if (kind === "event") {
-      const f = /** @type {{event: string, payload?: any}} */ (frame);
-      if (!authenticated || !DAEMON_EVENTS.has(f.event)) return;
-      for (const fn of [...eventListeners]) fn(f.event, f.payload ?? {});
+      const f = /** @type {{event: string, payload?: Record<string, any>}} */ (frame);
+      if (authenticated && DAEMON_EVENTS.has(f.event)) for (const fn of [...eventListeners]) fn(f.event, f.payload ?? {});
       return;
     }
     if (kind === "request") {
@@ -312,7 +311,7 @@ export function createConnection({
     daemonVersion = null;
     timers.clearTimeout(silenceTimer);
     dispatcher.setAuthenticated(false);
-    for (const waiter of pending.values()) waiter.reject(new Error("the socket closed during the handshake"));
+    for (const waiter of pending.values()) waiter.reject(new Error("the socket to the daemon closed"));
     pending.clear();
     if (state === "connecting" || state === "connected" || state === "version_skew") setState("disconnected");
   }
@@ -376,30 +375,21 @@ export function createConnection({
     },
 
     /**
-     * Ask the daemon one of the methods it serves to us (the side panel's); fails at once when not
-     * authenticated, and with the daemon's own error otherwise.
+     * Ask the daemon one of the side panel's methods (agent.list, chat.*); only once authenticated.
      * @param {string} method @param {Record<string, unknown>} params
-     * @returns {Promise<any>}
      */
-    async request(method, params) {
-      if (!PANEL_METHODS.has(method)) throw new RpcError("unknown_method", `the daemon serves no ${method} to browsers`);
-      if (!authenticated) throw new RpcError("no_browser_connected", "tabpilot's daemon is not connected", "browser_disconnected");
-      try {
-        return await call(method, params, "x");
-      } catch (err) {
-        if (err instanceof PeerError) throw err;
-        throw new RpcError("no_browser_connected", "the connection to tabpilot dropped", "browser_disconnected");
+    request(method, params) {
+      if (!PANEL_METHODS.has(method)) return Promise.reject(new RpcError("unknown_method", `the daemon serves no ${method} to the panel`));
+      if (!authenticated) {
+        return Promise.reject(new RpcError("daemon_unreachable", "tabpilot's daemon is not connected", "daemon_not_running", { hint: "Start it with `tabpilot daemon start`, and pair this browser." }));
       }
+      return call(method, params, "x");
     },
 
-    /** @param {(name: string, payload: any) => void} fn @returns {() => void} */
+    /** Events the daemon pushes (chat.event). @param {(name: string, payload: Record<string, any>) => void} fn @returns {() => void} */
     onEvent(fn) {
       eventListeners.add(fn);
       return () => eventListeners.delete(fn);
-    },
-
-    get authenticated() {
-      return authenticated;
     },
 
     /** Push an event to the daemon; dropped when not authenticated (the next handshake resyncs). */

@@ -100,7 +100,6 @@ export const REASONS = Object.freeze(
     "pairing_throttled",
     "pairing_expired",
     "bad_proof",
-    // side panel: agent runs
     "agent_missing",
     "agent_unusable",
     "agent_unsafe",
@@ -157,11 +156,12 @@ export const AUTHENTICATE_METHOD = "system.authenticate";
 export const EXTENSION_EVENTS = Object.freeze(
   new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed", "chat.tab_closed"]),
 );
-/** Methods the daemon serves to this extension (its side panel), after the handshake. */
+
+/** Methods the daemon serves to this extension once authenticated (the side panel's). */
 export const PANEL_METHODS = Object.freeze(
   new Set(["agent.list", "chat.start", "chat.send", "chat.attach", "chat.detach", "chat.stop", "chat.list", "chat.get", "chat.delete"]),
 );
-/** Events the daemon pushes to this extension. */
+/** Events the daemon pushes to the extension. */
 export const DAEMON_EVENTS = Object.freeze(new Set(["chat.event"]));
 /** What a chat.event's `kind` may be. */
 export const CHAT_EVENT_KINDS = Object.freeze([
@@ -176,7 +176,7 @@ export const CHAT_EVENT_KINDS = Object.freeze([
   "error",
   "turn_end",
 ]);
-/** Panel session ids start with this: such a session acts only while its conversation's turn runs. */
+/** Panel session ids start with this: such a session acts on the person's own tab, in place. */
 export const PANEL_SESSION_PREFIX = "p-";
 export const WAIT_UNTIL = Object.freeze(["commit", "domcontentloaded", "load", "networkidle"]);
 

@@ -12,6 +12,8 @@ export const PANEL_PORT = "tabpilot-panel";
 export const PANEL_PAGE = "sidepanel/sidepanel.html";
 /** How long a request waits for the daemon link before it says the link is down. */
 const LINK_WAIT_MS = 5_000;
+/** Connection states in which the daemon answers (link/connection.js). */
+const UP = new Set(["connected", "version_skew"]);
 
 /**
  * @typedef {{postMessage(m: unknown): void, onMessage: {addListener(fn: (m: any) => void): void},
@@ -54,7 +56,7 @@ export function isPanelPort(port, runtime) {
 /**
  * @param {{
  *   runtime: {id: string, getURL(path: string): string, onConnect: {addListener(fn: (port: Port) => void): void}},
- *   connection: {request(method: string, params: Record<string, unknown>): Promise<any>, authenticated: boolean,
+ *   connection: {request(method: string, params: Record<string, unknown>): Promise<any>,
  *     onEvent(fn: (name: string, payload: any) => void): () => void, onChange(fn: () => void): () => void,
  *     status(): {state: string, lastError: string | null}, emit(name: string, payload: Record<string, unknown>): void},
  *   tabs: {get(tabId: number): Promise<Tab>, onRemoved: {addListener(fn: (tabId: number) => void): void}},
@@ -74,7 +76,8 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   /** @type {Set<() => void>} */
   const changeListeners = new Set();
   const bindings = createBindings({ storage, log });
-  let wasUp = connection.authenticated;
+  const isUp = () => UP.has(connection.status().state);
+  let wasUp = isUp();
 
   // Registered in the worker's first turn, like every listener that may wake it.
   tabs.onRemoved.addListener((tabId) => void onTabRemoved(tabId));
@@ -82,7 +85,7 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     if (name === "chat.event") onChatEvent(payload);
   });
   connection.onChange(() => {
-    const up = connection.authenticated;
+    const up = isUp();
     const status = connection.status();
     for (const port of ports) post(port, { push: "status", link: { state: status.state, error: status.lastError } });
     if (up && !wasUp) void reattachAll();
@@ -124,10 +127,10 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
 
   /** Resolves when the daemon link is authenticated, or fails after LINK_WAIT_MS. */
   function linkUp() {
-    if (connection.authenticated) return Promise.resolve();
+    if (isUp()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const off = connection.onChange(() => {
-        if (!connection.authenticated) return;
+        if (!isUp()) return;
         off();
         timers.clearTimeout(timer);
         resolve(undefined);
@@ -183,7 +186,7 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     const watching = watchers.get(cid);
     if (!watching?.delete(port) || watching.size > 0) return;
     watchers.delete(cid);
-    if (connection.authenticated) connection.request("chat.detach", { conversation_id: cid }).catch(() => {});
+    if (isUp()) connection.request("chat.detach", { conversation_id: cid }).catch(() => {});
   }
 
   /** The daemon forgot who watched what when the link dropped: tell it again, from what each panel has. */
@@ -319,13 +322,13 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   return {
     /** For the popup: the conversations the daemon keeps, the running ones first. */
     async conversations() {
-      if (!connection.authenticated) return [];
+      if (!isUp()) return [];
       const { conversations = [] } = await connection.request("chat.list", {}).catch(() => ({}));
       return conversations;
     },
     /** Stop every running side-panel turn (the popup's Stop all). */
     async stopAll() {
-      if (!connection.authenticated) return;
+      if (!isUp()) return;
       const { conversations = [] } = await connection.request("chat.list", {}).catch(() => ({}));
       await Promise.all(
         conversations.filter((/** @type {any} */ c) => c.running).map((/** @type {any} */ c) => connection.request("chat.stop", { conversation_id: c.conversation_id }).catch(() => {})),

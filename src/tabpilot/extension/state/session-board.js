@@ -13,7 +13,7 @@ const COALESCE_MS = 100;
 
 /**
  * @param {{
- *   sessions: {list(): {sessionId: string, windowId: number, kind?: string}[], onChange(fn: () => void): () => void},
+ *   sessions: {list(): {sessionId: string, windowId: number}[], onChange(fn: () => void): () => void},
  *   tabs: {query(q: object): Promise<{id?: number, title?: string, url?: string, pendingUrl?: string}[]>, onActivated: ChromeEvent, onUpdated: ChromeEvent},
  *   windows: {update(windowId: number, props: object): Promise<unknown>},
  *   overlay: {stop(sessionId: string): void, resume(sessionId: string): void, isPaused(sessionId: string): boolean,
@@ -33,16 +33,14 @@ export function createSessionBoard({ sessions, tabs, windows, overlay, borrowing
   overlay.onStop(changed);
   overlay.onResume(changed);
 
-  // Side-panel conversations have their own rows (the panel bridge's): their sessions are not listed here.
-  const agentSessions = () => sessions.list().filter((s) => s.kind !== "panel");
   /** @param {string} sessionId */
-  const live = (sessionId) => agentSessions().find((s) => s.sessionId === sessionId);
+  const live = (sessionId) => sessions.list().find((s) => s.sessionId === sessionId);
 
   return {
     /** @returns {Promise<SessionView[]>} */
     async describe() {
       return Promise.all(
-        agentSessions().map(async ({ sessionId, windowId }) => {
+        sessions.list().map(async ({ sessionId, windowId }) => {
           const [tab] = await tabs.query({ windowId, active: true }).catch(() => []);
           return {
             sessionId,
@@ -82,7 +80,7 @@ export function createSessionBoard({ sessions, tabs, windows, overlay, borrowing
      */
     async act(action, sessionId) {
       if (action === "stop_all") {
-        for (const s of agentSessions()) if (!overlay.isPaused(s.sessionId)) overlay.stop(s.sessionId);
+        for (const s of sessions.list()) if (!overlay.isPaused(s.sessionId)) overlay.stop(s.sessionId);
         return;
       }
       const session = typeof sessionId === "string" ? live(sessionId) : undefined;
