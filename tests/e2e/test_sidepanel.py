@@ -22,10 +22,9 @@ import pytest
 from harness import PageServer, Tabpilot, wait_until
 from test_consent import EXTENSION, block, chrome, extension_page
 from test_person import Person, person_at
-from test_resilience import cdp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from fake_anthropic import FakeAnthropic, Say, Use  # noqa: E402
+from fake_anthropic import FakeAnthropic, Say, Use
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_CLAUDE = REPO / ".venv" / "node" / "node_modules" / ".bin" / "claude"
