@@ -239,6 +239,8 @@ class ChatService:
         tab_id = params.get("tab_id")
         if not isinstance(tab_id, int) or isinstance(tab_id, bool) or tab_id <= 0:
             raise RpcError("invalid_params", "chat.start needs the tab_id the panel is on")
+        if params.get("conversation_id") is not None:
+            return self._rebind(browser_id, tab_id, params)
         agent = params.get("agent")
         if agent not in registry.ADAPTERS:
             raise RpcError(
@@ -276,6 +278,38 @@ class ChatService:
             "conversation_id": conversation_id,
             "session_id": meta.session_id,
             "agent": agent,
+            "workspace": meta.workspace,
+        }
+
+    def _rebind(self, browser_id: str, tab_id: int, params: dict[str, Any]) -> dict[str, Any]:
+        """A conversation reopened from History binds to the tab it was opened on; its next turn
+        resumes the agent's own conversation there (same agent, same folder)."""
+        conversation = self.store.get(params.get("conversation_id"))
+        meta = conversation.meta
+        if params.get("agent") not in (None, meta.agent):
+            raise RpcError(
+                "invalid_params",
+                f"this conversation is with {meta.agent}; another agent cannot resume it",
+                hint="start a new chat to use another agent",
+            )
+        if meta.conversation_id in self.turns and meta.tab_id != tab_id:
+            raise RpcError(
+                "invalid_params",
+                "a turn of this conversation is still running on its tab",
+                "run_in_progress",
+                hint="stop it first",
+            )
+        window_id = params.get("window_id")
+        meta.tab_id = tab_id
+        meta.window_id = window_id if isinstance(window_id, int) and not isinstance(window_id, bool) else None
+        meta.url = str(params.get("url") or "")[:2000]
+        meta.page_title = str(params.get("title") or "")[:300]
+        meta.browser = browser_id
+        self.store.save_meta(conversation)
+        return {
+            "conversation_id": meta.conversation_id,
+            "session_id": meta.session_id,
+            "agent": meta.agent,
             "workspace": meta.workspace,
         }
 
