@@ -85,3 +85,15 @@ test("a tool's target is the most telling field of its input", () => {
   assert.equal(targetOf({}), "");
   assert.equal(targetOf(null), "");
 });
+
+test("a tabpilot call's outcome reads like the CLI's line, also from a clipped result", async () => {
+  const { outcomeLine } = await import("../../../src/tabpilot/extension/sidepanel/outcome.js");
+  const click = JSON.stringify({ tab_id: 1, target: { ref: "e1", label: 'button "Sign in"', name: "button" }, navigated: { url: "http://a.test/in", committed: true } });
+  assert.equal(outcomeLine("click", "tabpilot", click), 'clicked button "Sign in" @e1 → navigated to http://a.test/in');
+  assert.equal(outcomeLine("snapshot", "tabpilot", JSON.stringify({ title: "Shop", refs: 3, text: "…" })), 'read "Shop", 3 refs');
+  const clipped = '{"tab_id":1,"url":"http://a.test/","title":"Panel \\"shop\\"","text":"# Panel shop\\n[button…';
+  assert.equal(outcomeLine("snapshot", "tabpilot", clipped), 'read "Panel "shop""');
+  assert.equal(outcomeLine("click", "tabpilot", '{"target":{"ref":"e1","label":"button \\"Go\\"","na…'), 'clicked button "Go"');
+  assert.equal(outcomeLine("Bash", "agent", "line one\nline two"), "line one");
+  assert.equal(outcomeLine("click", "tabpilot", "not_found: no element"), "not_found: no element");
+});

@@ -127,8 +127,9 @@ async function loadAgents() {
     const wanted = localStorage.getItem(AGENT_KEY);
     agentSelect.replaceChildren(
       ...agents.map((/** @type {any} */ a) => {
-        const state = a.ready ? (a.version ? a.version : "ready") : a.state === "not_installed" ? "not installed" : "needs setup";
-        return new Option(`${a.label} — ${state}`, a.id);
+        const option = new Option(a.ready ? a.label : `${a.label} (${a.state === "not_installed" ? "not installed" : "needs setup"})`, a.id);
+        option.title = a.version ?? a.reason ?? "";
+        return option;
       }),
     );
     const pick = agents.find((/** @type {any} */ a) => a.id === wanted) ?? agents.find((/** @type {any} */ a) => a.ready) ?? agents[0];

@@ -3,6 +3,7 @@
 // bubbles, the agent's text, a row per tool call, notices. Pure: the page renders what changed.
 // An event at or below the last seq already folded is dropped, so a backlog and live events may overlap.
 import { unfenceMessage } from "../panel/fence.js";
+import { outcomeLine } from "./outcome.js";
 
 /**
  * @typedef {{type: "user", key: string, text: string, attachments: {kind: string, title: string}[]}} UserItem
@@ -31,13 +32,6 @@ export function targetOf(input) {
     if (typeof value === "string" && value !== "") return value.length > 120 ? `${value.slice(0, 119)}…` : value;
   }
   return "";
-}
-
-/** The first line of a tool's outcome. @param {unknown} summary */
-function outcomeLine(summary) {
-  const text = typeof summary === "string" ? summary : summary === undefined ? "" : JSON.stringify(summary);
-  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 /** What the person reads when a turn ended without finishing. @param {string} reason */
@@ -105,7 +99,7 @@ export function applyEvent(t, event) {
       const row = /** @type {ToolItem | undefined} */ (t.items.findLast((i) => i.type === "tool" && i.callId === event.call_id));
       if (!row) return null;
       row.status = event.ok === false || event.is_error === true ? "failed" : "ok";
-      row.summary = outcomeLine(event.summary ?? event.output ?? event.content);
+      row.summary = outcomeLine(row.name, row.source, event.summary ?? event.output ?? event.content);
       row.ms = typeof event.ms === "number" ? event.ms : null;
       return [row];
     }
