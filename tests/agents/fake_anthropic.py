@@ -89,14 +89,22 @@ class FakeAnthropic:
                 if text:
                     self._event(
                         "content_block_start",
-                        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                        {
+                            "type": "content_block_start",
+                            "index": 0,
+                            "content_block": {"type": "text", "text": ""},
+                        },
                     )
                     for chunk in text:
                         if isinstance(reply, Say) and reply.delay_s:
                             time.sleep(reply.delay_s)
                         self._event(
                             "content_block_delta",
-                            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}},
+                            {
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {"type": "text_delta", "text": chunk},
+                            },
                         )
                     self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
                     index = 1
@@ -107,7 +115,12 @@ class FakeAnthropic:
                         {
                             "type": "content_block_start",
                             "index": index,
-                            "content_block": {"type": "tool_use", "id": tool_id, "name": reply.name, "input": {}},
+                            "content_block": {
+                                "type": "tool_use",
+                                "id": tool_id,
+                                "name": reply.name,
+                                "input": {},
+                            },
                         },
                     )
                     self._event(
@@ -122,7 +135,11 @@ class FakeAnthropic:
                 stop = "tool_use" if isinstance(reply, Use) else "end_turn"
                 self._event(
                     "message_delta",
-                    {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}},
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": stop, "stop_sequence": None},
+                        "usage": {"output_tokens": 5},
+                    },
                 )
                 self._event("message_stop", {"type": "message_stop"})
 

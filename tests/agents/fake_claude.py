@@ -19,7 +19,16 @@ import threading
 import time
 import uuid
 
-RECORD: dict = {"started": time.time(), "pid": os.getpid(), "argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd(), "stdin": [], "signals": [], "children": []}
+RECORD: dict = {
+    "started": time.time(),
+    "pid": os.getpid(),
+    "argv": sys.argv,
+    "env": dict(os.environ),
+    "cwd": os.getcwd(),
+    "stdin": [],
+    "signals": [],
+    "children": [],
+}
 LOCK = threading.Lock()
 SESSION = str(uuid.uuid4())
 interrupted = threading.Event()
@@ -44,7 +53,15 @@ def emit(obj: dict) -> None:
 
 
 def stream(event: dict) -> None:
-    emit({"type": "stream_event", "event": event, "session_id": SESSION, "parent_tool_use_id": None, "uuid": str(uuid.uuid4())})
+    emit(
+        {
+            "type": "stream_event",
+            "event": event,
+            "session_id": SESSION,
+            "parent_tool_use_id": None,
+            "uuid": str(uuid.uuid4()),
+        }
+    )
 
 
 def on_term(signum: int, frame: object) -> None:
@@ -61,10 +78,28 @@ def read_stdin(messages: list, got_user: threading.Event) -> None:
         if obj.get("type") == "control_request":
             subtype = obj["request"].get("subtype")
             if subtype == "interrupt" and not ignore_interrupts:
-                emit({"type": "control_response", "response": {"subtype": "success", "request_id": obj["request_id"], "response": {"still_queued": []}}})
+                emit(
+                    {
+                        "type": "control_response",
+                        "response": {
+                            "subtype": "success",
+                            "request_id": obj["request_id"],
+                            "response": {"still_queued": []},
+                        },
+                    }
+                )
                 interrupted.set()
             elif subtype == "initialize":
-                emit({"type": "control_response", "response": {"subtype": "success", "request_id": obj["request_id"], "response": {"commands": []}}})
+                emit(
+                    {
+                        "type": "control_response",
+                        "response": {
+                            "subtype": "success",
+                            "request_id": obj["request_id"],
+                            "response": {"commands": []},
+                        },
+                    }
+                )
         elif obj.get("type") == "control_response":
             with answered:
                 answers[obj["response"]["request_id"]] = obj["response"]["response"]
@@ -93,7 +128,18 @@ def main() -> int:
     got_user = threading.Event()
     threading.Thread(target=read_stdin, args=(messages, got_user), daemon=True).start()
     got_user.wait()
-    emit({"type": "system", "subtype": "init", "cwd": os.getcwd(), "session_id": SESSION, "tools": [], "mcp_servers": [], "model": "claude-sonnet-4-5", "permissionMode": "default"})
+    emit(
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": os.getcwd(),
+            "session_id": SESSION,
+            "tools": [],
+            "mcp_servers": [],
+            "model": "claude-sonnet-4-5",
+            "permissionMode": "default",
+        }
+    )
     text = messages[0] if isinstance(messages[0], str) else ""
     script = text.split("STUB:", 1)[1] if "STUB:" in text else "say ok"
     stream({"type": "message_start", "message": {"id": "msg_stub", "role": "assistant", "content": []}})
@@ -120,13 +166,32 @@ def main() -> int:
         elif word == "ask":
             tool, _, raw = rest.partition(" ")
             request_id = str(uuid.uuid4())
-            emit({"type": "control_request", "request_id": request_id, "request": {"subtype": "can_use_tool", "tool_name": tool, "input": json.loads(raw or "{}")}})
+            emit(
+                {
+                    "type": "control_request",
+                    "request_id": request_id,
+                    "request": {
+                        "subtype": "can_use_tool",
+                        "tool_name": tool,
+                        "input": json.loads(raw or "{}"),
+                    },
+                }
+            )
             with answered:
                 answered.wait_for(lambda wanted=request_id: wanted in answers or interrupted.is_set())
             RECORD.setdefault("answers", []).append(answers.get(request_id))
             save()
         elif word == "fail":
-            emit({"type": "result", "subtype": "error_during_execution", "is_error": True, "result": rest, "session_id": SESSION, "num_turns": 1})
+            emit(
+                {
+                    "type": "result",
+                    "subtype": "error_during_execution",
+                    "is_error": True,
+                    "result": rest,
+                    "session_id": SESSION,
+                    "num_turns": 1,
+                }
+            )
             stdin_closed.wait()
             return 1
         elif word == "exit":
@@ -134,15 +199,52 @@ def main() -> int:
     if ignore_interrupts:
         while True:
             time.sleep(1)
-    emit({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": said}]}, "parent_tool_use_id": None, "session_id": SESSION})
+    emit(
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": said}]},
+            "parent_tool_use_id": None,
+            "session_id": SESSION,
+        }
+    )
     if interrupted.is_set():
-        emit({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": None, "session_id": SESSION})
-        emit({"type": "result", "subtype": "error_during_execution", "is_error": True, "session_id": SESSION, "num_turns": 1, "terminal_reason": "aborted_streaming"})
+        emit(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+                },
+                "parent_tool_use_id": None,
+                "session_id": SESSION,
+            }
+        )
+        emit(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": True,
+                "session_id": SESSION,
+                "num_turns": 1,
+                "terminal_reason": "aborted_streaming",
+            }
+        )
         stdin_closed.wait()
         return 1
     stream({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 1}})
     stream({"type": "message_stop"})
-    emit({"type": "result", "subtype": "success", "is_error": False, "result": said, "session_id": SESSION, "num_turns": 1, "stop_reason": "end_turn", "usage": {}})
+    emit(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "result": said,
+            "session_id": SESSION,
+            "num_turns": 1,
+            "stop_reason": "end_turn",
+            "usage": {},
+        }
+    )
     stdin_closed.wait()
     return 0
 

@@ -58,9 +58,13 @@ def record(name: str, text: str, interrupt_after_s: float | None = None) -> None
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
     launch = claude.plan(
-        TurnPlan(str(REAL_CLAUDE), text, work, "browser", env, McpServer(sys.executable, [server], {}), "Be brief.")
+        TurnPlan(
+            str(REAL_CLAUDE), text, work, "browser", env, McpServer(sys.executable, [server], {}), "Be brief."
+        )
     )
-    proc = subprocess.Popen(launch.argv, env=launch.env, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        launch.argv, env=launch.env, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(launch.stdin_lines))
     proc.stdin.flush()

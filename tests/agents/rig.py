@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FAKE_CLAUDE = HERE / "fake_claude.py"
 REAL_CLAUDE = REPO / ".venv" / "node" / "node_modules" / ".bin" / "claude"
+REAL_CODEX = REPO / ".venv" / "node" / "node_modules" / ".bin" / "codex"
 
 
 def stand_in(folder: str) -> str:
@@ -47,7 +48,9 @@ class ChatRig:
         return reply["error"]
 
     async def new_chat(self, agent: str = "claude", tab_id: int = 7, **extra: Any) -> str:
-        started = await self.ok("chat.start", {"tab_id": tab_id, "window_id": 1, "url": "http://x.test/", "agent": agent, **extra})
+        started = await self.ok(
+            "chat.start", {"tab_id": tab_id, "window_id": 1, "url": "http://x.test/", "agent": agent, **extra}
+        )
         await self.ok("chat.attach", {"conversation_id": started["conversation_id"], "since_seq": 0})
         return str(started["conversation_id"])
 
@@ -56,10 +59,12 @@ class ChatRig:
 
     async def event(self, cid: str, kind: str, after_seq: int = 0, timeout: float = 20.0) -> dict[str, Any]:
         frame = await self.peer.wait_frame(
-            lambda f: f.get("event") == "chat.event"
-            and f["payload"]["conversation_id"] == cid
-            and f["payload"]["kind"] == kind
-            and f["payload"]["seq"] > after_seq,
+            lambda f: (
+                f.get("event") == "chat.event"
+                and f["payload"]["conversation_id"] == cid
+                and f["payload"]["kind"] == kind
+                and f["payload"]["seq"] > after_seq
+            ),
             timeout,
         )
         return dict(frame["payload"])

@@ -112,7 +112,10 @@ async def test_stop_ends_the_whole_process_group_and_keeps_the_partial_text() ->
         assert stopped["stopped"] is True
         with pytest.raises(ProcessLookupError):
             os.killpg(pgid, 0)
-        assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split(") ")[1][:1]
+        assert (
+            not Path(f"/proc/{child}").exists()
+            or "Z" in Path(f"/proc/{child}/stat").read_text().split(") ")[1][:1]
+        )
         end = await rig.event(cid, "turn_end", sent["seq"])
         assert end["interrupted"] is True and end["reason"] == "stopped" and end["text"] == "partial"
         # the agent got the interrupt on its stdin before anything was killed
@@ -125,7 +128,9 @@ async def test_stop_ends_the_whole_process_group_and_keeps_the_partial_text() ->
 async def test_stop_kills_an_agent_that_ignores_sigterm_after_five_seconds() -> None:
     async with chat_rig() as rig:
         cid = await rig.new_chat()
-        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say stubborn | ignore-term | hang"})
+        sent = await rig.ok(
+            "chat.send", {"conversation_id": cid, "text": "STUB: say stubborn | ignore-term | hang"}
+        )
         await rig.event(cid, "text", sent["seq"])
         await asyncio.sleep(0.2)
         pgid = rig.records(cid)[0]["pid"]
@@ -134,7 +139,7 @@ async def test_stop_kills_an_agent_that_ignores_sigterm_after_five_seconds() -> 
         took = time.monotonic() - began
         assert stopped["step"] == "sigkill"
         assert not group_alive(pgid)
-        assert 5.0 <= took < 9.5, took
+        assert 5.0 <= took < 7.5, took
         end = await rig.event(cid, "turn_end", sent["seq"])
         assert end["interrupted"] is True and end["text"] == "stubborn"
 
@@ -183,9 +188,14 @@ async def test_a_new_daemon_closes_a_turn_the_previous_one_left_open() -> None:
         pgid = rig.records(cid)[0]["pid"]
         # What a daemon that died mid-turn leaves behind, found by the next one on the same home.
         Daemon(rig.daemon.home, 0)
-        lines = [json.loads(line) for line in Path(rig.daemon.home, "chats", cid, "events.jsonl").read_text().splitlines()]
+        lines = [
+            json.loads(line)
+            for line in Path(rig.daemon.home, "chats", cid, "events.jsonl").read_text().splitlines()
+        ]
         end = lines[-1]
-        assert end["kind"] == "turn_end" and end["interrupted"] is True and end["reason"] == "daemon_restarted"
+        assert (
+            end["kind"] == "turn_end" and end["interrupted"] is True and end["reason"] == "daemon_restarted"
+        )
         assert end["text"] == "half"
         for _ in range(100):
             if not group_alive(pgid):
@@ -201,12 +211,16 @@ async def test_bad_starts_are_refused_with_reasons(monkeypatch: pytest.MonkeyPat
         assert unknown["data"]["reason"] == "unknown_workspace"
         missing = await rig.fails("chat.start", {"tab_id": 3, "agent": "codex"})
         assert missing["data"]["reason"] == "agent_missing"
-        assert (await rig.fails("chat.start", {"tab_id": 3, "agent": "sh"}))["data"]["reason"] == "agent_missing"
+        assert (await rig.fails("chat.start", {"tab_id": 3, "agent": "sh"}))["data"][
+            "reason"
+        ] == "agent_missing"
         assert (await rig.fails("chat.start", {"agent": "claude"}))["code"] == "invalid_params"
         listed = await rig.ok("agent.list")
         states = {a["id"]: a for a in listed["agents"]}
         assert states["claude"]["state"] == "ready" and states["claude"]["version"] == "2.1.328 (Claude Code)"
-        assert states["codex"]["state"] == "not_installed" and "panel agent set codex" in states["codex"]["hint"]
+        assert (
+            states["codex"]["state"] == "not_installed" and "panel agent set codex" in states["codex"]["hint"]
+        )
         cid = await rig.new_chat()
         sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say a | hang"})
         busy = await rig.fails("chat.send", {"conversation_id": cid, "text": "again"})
@@ -215,7 +229,9 @@ async def test_bad_starts_are_refused_with_reasons(monkeypatch: pytest.MonkeyPat
         await rig.ok("chat.stop", {"conversation_id": cid})
         assert (await rig.ok("chat.delete", {"conversation_id": cid}))["deleted"] is True
         assert not Path(rig.daemon.home, "chats", cid).exists()
-        assert (await rig.fails("chat.get", {"conversation_id": cid}))["data"]["reason"] == "unknown_conversation"
+        assert (await rig.fails("chat.get", {"conversation_id": cid}))["data"][
+            "reason"
+        ] == "unknown_conversation"
 
 
 async def test_an_unauthenticated_peer_reaches_no_chat_method() -> None:

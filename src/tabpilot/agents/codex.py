@@ -46,6 +46,13 @@ def plan(turn: TurnPlan) -> Launch:
         # Codex hands MCP servers a minimal env: name the variables tabpilot's server needs.
         "-c",
         f"mcp_servers.tabpilot.env_vars={_toml(sorted(turn.mcp.env))}",
+        # Without it the first request can leave before tabpilot's server has listed its tools.
+        "-c",
+        "mcp_servers.tabpilot.required=true",
+        # Headless Codex refuses any MCP call it would ask about: tabpilot's tools are pre-approved
+        # (tabpilot asks the person itself where it matters); everything else stays "never".
+        "-c",
+        'mcp_servers.tabpilot.default_tools_approval_mode="approve"',
         "-c",
         'approval_policy="never"',
         "-c",
@@ -83,7 +90,10 @@ class Stream:
             error = obj.get("error") or {}
             return [Signal("failed", {"code": "turn_failed", "message": clip(str(error.get("message", "")))})]
         if kind == "error":
-            return [Signal("failed", {"code": "error", "message": clip(str(obj.get("message", "")))})]
+            # Codex reports retries and warnings this way; a fatal one is followed by turn.failed.
+            return [
+                Signal("warning", {"code": "agent_warning", "message": clip(str(obj.get("message", "")))})
+            ]
         return []
 
     def _item(self, kind: str, item: dict[str, Any]) -> list[Signal]:
@@ -110,7 +120,9 @@ class Stream:
                     )
                 ]
         if item_type == "error" and kind == "item.completed":
-            return [Signal("failed", {"code": "error", "message": clip(str(item.get("message", "")))})]
+            return [
+                Signal("warning", {"code": "agent_warning", "message": clip(str(item.get("message", "")))})
+            ]
         return []
 
 

@@ -509,6 +509,7 @@ class ChatService:
                 turn.turn_id,
                 "error",
                 code="agent_unusable",
+                fatal=True,
                 message=f"could not start the agent: {exc}",
             )
             self._finish(turn, interrupted=False, reason="spawn_failed")
@@ -548,6 +549,7 @@ class ChatService:
                 turn.turn_id,
                 "error",
                 code="agent_exited",
+                fatal=True,
                 message=clip(
                     f"the agent exited ({code}) before finishing its turn: {process.stderr_tail.strip()}"
                 ),
@@ -569,6 +571,7 @@ class ChatService:
                 "error",
                 code=err.code,
                 message=f"the browser cannot act on the tab: {err.message}",
+                fatal=False,
             )
             return
         turn.ready.set()

@@ -44,7 +44,7 @@ class Launch:
 class Signal:
     """One normalised happening in an agent's output."""
 
-    kind: str  # session | text | tool | tool_result | permission | done | failed
+    kind: str  # session | text | tool | tool_result | permission | warning | done | failed
     data: dict[str, Any] = field(default_factory=dict)
 
 

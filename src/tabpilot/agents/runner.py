@@ -16,8 +16,10 @@ from tabpilot.agents.plans import Launch
 
 log = logging.getLogger("tabpilot.agents")
 
-INTERRUPT_WAIT_S = 2.0
-EXIT_AFTER_EOF_S = 0.5
+# Claude answers an interrupt within a few hundred ms with its partial message and `result`; the
+# partial text is already in the log from the deltas, so Stop does not wait long for it.
+INTERRUPT_WAIT_S = 0.5
+EXIT_AFTER_EOF_S = 0.3
 TERM_GRACE_S = 5.0
 STDERR_KEEP = 4000
 LINE_LIMIT = 16 * 1024 * 1024

@@ -112,6 +112,8 @@ def _vet_codex(argv: list[str], mode: str, session_id: str | None) -> None:
             "mcp_servers.tabpilot.command",
             "mcp_servers.tabpilot.args",
             "mcp_servers.tabpilot.env_vars",
+            "mcp_servers.tabpilot.default_tools_approval_mode",
+            "mcp_servers.tabpilot.required",
             "approval_policy",
             "developer_instructions",
         ):
