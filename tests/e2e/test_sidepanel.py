@@ -435,3 +435,64 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
             chrome(popup, f"chrome.sidePanel.close({{windowId: {window_id}}})")
     for tab in (a, b):
         chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+def test_the_popup_lists_panel_conversations_and_stop_all_stops_them_with_the_agent_sessions(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    tab = open_tab(browser_ui, pages.url("panel-signin.html") + "?popup")
+    tp.run("session", "start", "popup-agent", timeout=30)
+    try:
+        with popped_out(tp, tab) as panel:
+            say(panel, "Busy for a while [[script:slow]]")
+            wait_until(lambda: agent_text(panel) != "", timeout=30)
+            cid = conversation_of(tp, tab)["conversation_id"]
+            with extension_page(tp, "popup/popup.html") as popup:
+                row = f"#conversations li[data-conversation='{cid}']"
+                wait_until(lambda: popup.eval(f"!!document.querySelector({json.dumps(row)})"), timeout=10)
+                assert "running" in popup.eval(f"document.querySelector({json.dumps(row)}).textContent")
+                assert popup.eval("!!document.querySelector('#sessions li[data-session=\"popup-agent\"]')")
+                click_on(popup, "#stop-all")
+                end = wait_until(lambda: turn_ended(tp, cid), timeout=10)[0]
+                assert end["reason"] == "stopped" and end["interrupted"] is True
+                sessions = tp.run("session", "list", "--json").json["sessions"]
+                assert next(s for s in sessions if s["session_id"] == "popup-agent")["paused"] is True
+            wait_until(lambda: panel.eval("!!document.querySelector('.notice.stopped')"))
+    finally:
+        tp.run("session", "stop", "popup-agent", check=False)
+        chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+def test_after_the_service_worker_restarts_the_panel_reconnects_and_misses_nothing(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    tab = open_tab(browser_ui, pages.url("panel-signin.html") + "?restart")
+    full = words("".join(LONG))
+    with popped_out(tp, tab) as panel:
+        say(panel, "Keep writing [[script:long]]")
+        wait_until(lambda: len(words(agent_text(panel))) >= 20, timeout=30)
+        # The browser stops the extension's worker, as it does when it sleeps; the panel page stays.
+        panel.send("ServiceWorker.enable")
+        versions: list[dict[str, Any]] = []
+        while not any(v.get("runningStatus") == "running" for v in versions):
+            message = json.loads(panel.ws.recv(timeout=10))
+            if message.get("method") == "ServiceWorker.workerVersionUpdated":
+                versions = [v for v in message["params"]["versions"] if v["scriptURL"].startswith(EXTENSION)]
+        running_version = next(v for v in versions if v.get("runningStatus") == "running")
+        before = len(words(agent_text(panel)))
+        panel.send("ServiceWorker.stopWorker", {"versionId": running_version["versionId"]})
+        stopped = False
+        while not stopped:
+            message = json.loads(panel.ws.recv(timeout=10))
+            if message.get("method") == "ServiceWorker.workerVersionUpdated":
+                stopped = any(
+                    v["versionId"] == running_version["versionId"] and v.get("runningStatus") == "stopped"
+                    for v in message["params"]["versions"]
+                )
+        panel.send("ServiceWorker.disable")
+        wait_until(lambda: not running(panel) and len(words(agent_text(panel))) == len(full), timeout=90)
+        assert words(agent_text(panel)) == full
+        assert before < len(full), "the worker stopped mid-stream"
+    cid = conversation_of(tp, tab)["conversation_id"]
+    assert turn_ended(tp, cid)[0]["reason"] == "done"
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
