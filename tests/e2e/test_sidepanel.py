@@ -226,6 +226,43 @@ def test_a_turn_streams_into_the_panel_with_a_real_click_on_the_bound_tab(
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 
+def test_attached_page_selection_and_screenshot_reach_the_model_fenced_as_untrusted_data(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer, model: FakeAnthropic
+) -> None:
+    url = pages.url("panel-signin.html") + "?attach"
+    tab = open_tab(browser_ui, url)
+    with person_at(tp, url) as page:
+        page.eval("getSelection().selectAllChildren(document.querySelector('#words'))")
+    with popped_out(tp, tab) as panel:
+        for kind in ("page", "selection", "screenshot"):
+            click_on(panel, f"[data-attach='{kind}']")
+        assert panel.eval("[...document.querySelectorAll('[data-attach]')].map(b => b.getAttribute('aria-pressed'))") == ["true"] * 3
+        asked = len(model.main_requests())
+        say(panel, "What is on this page? [[script:quick]]")
+        wait_until(lambda: agent_text(panel) == "Quick answer." and not running(panel), timeout=60)
+        assert user_bubbles(panel) == ["What is on this page? [[script:quick]]"]
+        chips = panel.eval("[...document.querySelectorAll('.bubble.user .chip')].map(e => e.textContent)")
+        assert chips == ["Page: Panel shop", "Selection"], chips
+        assert panel.eval("[...document.querySelectorAll('[data-attach]')].every(b => b.getAttribute('aria-pressed') === 'false')")
+    sent = next(
+        m["content"]
+        for r in model.main_requests()[asked:]
+        for m in r["messages"]
+        if m["role"] == "user" and "What is on this page?" in json.dumps(m["content"])
+    )
+    assert isinstance(sent, list), sent
+    message = next(b["text"] for b in sent if b.get("type") == "text" and "What is on this page?" in b["text"])
+    assert "untrusted data from a web page" in message
+    page_block = message[message.index("<<<untrusted page ") :]
+    marker = page_block.split(" ", 3)[2]
+    assert 'button "Sign in"' in page_block.split(f"<<<end {marker}>>>")[0]
+    assert "<<<untrusted selection " in message and "Some words the person can select." in message
+    images = [b for b in sent if b.get("type") == "image"]
+    assert len(images) == 1 and images[0]["source"]["media_type"] == "image/png"
+    assert __import__("base64").b64decode(images[0]["source"]["data"]).startswith(b"\x89PNG")
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
 def test_closing_and_reopening_the_panel_mid_stream_loses_and_doubles_nothing(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:

@@ -1,8 +1,10 @@
-"""A conversation reopened from the side panel's History: bound to the new tab, resumed by the same agent."""
+"""What the side panel needs of the chat methods: a conversation reopened from History binds to the new tab
+and resumes with the same agent; a screenshot attached to a message is checked before anything starts."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 
 from rig import chat_rig
@@ -34,3 +36,26 @@ async def test_a_closed_tabs_conversation_rebinds_to_another_tab_and_resumes() -
         assert f"--resume={first_session}" in rig.records(cid)[-1]["argv"]
         starts = [f for f in rig.peer.received if f.get("method") == "tool.session_start"]
         assert starts[-1]["params"]["tab_id"] == 9
+
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
+
+
+async def test_screenshot_attachments_are_checked_and_refused_for_an_agent_that_cannot_take_them() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        for bad in (
+            "not a list",
+            [{"kind": "screenshot", "media_type": "image/png", "data": "%%%"}],
+            [{"kind": "screenshot", "media_type": "image/png", "data": base64.b64encode(b"GIF89a").decode()}],
+            [{"kind": "file", "media_type": "image/png", "data": PNG}],
+            [{"kind": "screenshot", "media_type": "image/png", "data": PNG}] * 3,
+        ):
+            error = await rig.fails("chat.send", {"conversation_id": cid, "text": "STUB: say x", "attachments": bad})
+            assert error["code"] == "invalid_params", (bad, error)
+        assert rig.records(cid) == [], "nothing started"
+        sent = await rig.ok(
+            "chat.send",
+            {"conversation_id": cid, "text": "STUB: say one", "attachments": [{"kind": "screenshot", "media_type": "image/png", "data": PNG}]},
+        )
+        assert (await rig.event(cid, "turn_end", sent["seq"]))["reason"] == "done"
