@@ -320,6 +320,49 @@ def test_two_conversations_in_two_tabs_stream_at_once_and_switching_tabs_stops_n
         chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 
+def key(panel: Person, name: str, shift: bool = False) -> None:
+    code = {"Enter": 13}[name]
+    base = {"key": name, "code": name, "windowsVirtualKeyCode": code, "modifiers": 8 if shift else 0}
+    panel.send("Input.dispatchKeyEvent", {"type": "keyDown", **base, "text": "\r"})
+    panel.send("Input.dispatchKeyEvent", {"type": "keyUp", **base})
+
+
+def test_the_composer_shift_enter_breaks_the_line_queues_during_a_turn_and_shows_latest(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    tab = open_tab(browser_ui, pages.url("panel-signin.html") + "?composer")
+    with popped_out(tp, tab) as panel:
+        panel.send("Emulation.setDeviceMetricsOverride", {"width": 320, "height": 330, "deviceScaleFactor": 1, "mobile": False})
+        wait_until(lambda: panel.eval("!document.querySelector('#input').disabled"), timeout=20)
+        click_on(panel, "#input")
+        panel.send("Input.insertText", {"text": "line one"})
+        key(panel, "Enter", shift=True)
+        panel.send("Input.insertText", {"text": "line two [[script:slow]]"})
+        key(panel, "Enter")
+        wait_until(lambda: user_bubbles(panel) == ["line one\nline two [[script:slow]]"])
+        wait_until(lambda: running(panel) and len(words(agent_text(panel))) >= 3, timeout=30)
+        # Typed while the agent answers: queued, sent when the turn ends.
+        click_on(panel, "#input")
+        panel.send("Input.insertText", {"text": "and then [[script:quick]]"})
+        key(panel, "Enter")
+        wait_until(lambda: panel.eval("document.querySelector('#queued').textContent").startswith("1 queued"))
+        assert len(user_bubbles(panel)) == 1
+        # The person scrolls up to read: the view stays there and offers Latest.
+        wait_until(lambda: panel.eval("(t => t.scrollHeight > t.clientHeight + 60)(document.querySelector('#timeline'))"), timeout=30)
+        panel.eval("document.querySelector('#timeline').scrollTop = 0")
+        wait_until(lambda: panel.eval("!document.querySelector('#latest').hidden"))
+        click_on(panel, "#latest")
+        assert panel.eval("(t => t.scrollHeight - t.scrollTop - t.clientHeight < 48)(document.querySelector('#timeline'))")
+        wait_until(lambda: len(user_bubbles(panel)) == 2, timeout=60)
+        assert user_bubbles(panel)[1] == "and then [[script:quick]]"
+        wait_until(lambda: agent_text(panel).endswith("Quick answer.") and not running(panel), timeout=60)
+        assert panel.eval("document.querySelector('#queued').hidden")
+    cid = conversation_of(tp, tab)["conversation_id"]
+    kinds = [e["kind"] for e in events_of(tp, cid) if e["kind"] in ("user", "turn_end")]
+    assert kinds == ["user", "turn_end", "user", "turn_end"], "the queued message waited for the first turn's end"
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
 def test_stop_ends_the_turn_within_a_second_and_keeps_the_partial_text(
     tp: Tabpilot, browser_ui: Person, pages: PageServer
 ) -> None:
