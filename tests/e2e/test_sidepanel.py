@@ -505,7 +505,10 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
         assert target["type"] == "page"
         try:
             with person_at(tp, PANEL) as panel:
-                assert panel.eval("document.visibilityState") == "visible"
+                # Shown beside the page: visible, and as narrow as a side panel is.
+                wait_until(lambda: panel.eval("document.visibilityState") == "visible", timeout=10)
+                width = panel.eval("innerWidth")
+                assert 280 <= width <= 520, width
                 assert chrome(panel, "chrome.windows.getCurrent()")["id"] == window_id
                 wait_until(lambda: user_bubbles(panel) == ["About A [[script:quick]]"], timeout=10)
                 activate(browser_ui, b)
