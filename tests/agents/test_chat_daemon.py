@@ -173,6 +173,10 @@ async def test_a_panel_session_answers_only_during_its_turn_and_with_its_run_tok
         result = await rig.event(cid, "tool_result", tool["seq"])
         assert tool["name"] == "snapshot" and tool["source"] == "tabpilot"
         assert result["call_id"] == tool["call_id"] and result["ok"] is True
+        # With the token, only page tools: no session of its own, no daemon control.
+        for method in ("session.start", "daemon.stop"):
+            refused = await rig.daemon.call(method, {}, run=token)
+            assert refused["error"]["code"] == "permission_denied", refused
         listed = await rig.daemon.call("session.list")
         assert session_id not in [s["session_id"] for s in listed["result"]["sessions"]]
         await rig.ok("chat.stop", {"conversation_id": cid})
@@ -243,3 +247,53 @@ async def test_an_unauthenticated_peer_reaches_no_chat_method() -> None:
         reply = await stranger.rpc("chat.list", {})
         assert reply["error"]["data"]["reason"] == "handshake_required"
         await stranger.close()
+
+
+async def test_stop_first_denies_the_agents_open_question() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        text = 'STUB: say asking | ask Bash {"command": "touch x"} | say after'
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": text})
+        asked = await rig.event(cid, "permission", sent["seq"])
+        assert asked["tool"] == "Bash" and asked["input"] == {"command": "touch x"}
+        attached = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": asked["seq"]})
+        assert attached["pending"] == [asked["permission_id"]]
+        await rig.ok("chat.stop", {"conversation_id": cid})
+        denied = await rig.event(cid, "permission_end", asked["seq"])
+        assert denied["decision"] == "deny" and denied["why"] == "stopped"
+        end = await rig.event(cid, "turn_end", sent["seq"])
+        assert denied["seq"] < end["seq"] and end["interrupted"] is True
+        # the agent got the deny on its stdin before it was interrupted
+        stdin = rig.records(cid)[0]["stdin"]
+        answers = [i for i, line in enumerate(stdin) if '"behavior":"deny"' in line]
+        interrupts = [i for i, line in enumerate(stdin) if '"interrupt"' in line]
+        assert answers and interrupts and answers[0] < interrupts[0]
+
+
+async def test_an_agent_that_dies_or_fails_ends_its_turn_with_what_it_wrote() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        end = await turn(rig, cid, "STUB: say half | exit 3")
+        assert (end["reason"], end["interrupted"], end["exit_code"], end["text"]) == ("agent_exited", True, 3, "half")
+        error = next(e for e in rig.events(cid) if e["kind"] == "error")
+        assert error["code"] == "agent_exited" and error["fatal"] is True
+        end = await turn(rig, cid, "STUB: fail the model is overloaded")
+        assert end["reason"] == "failed" and end["interrupted"] is False
+        failure = [e for e in rig.events(cid) if e["kind"] == "error"][-1]
+        assert failure["message"] == "the model is overloaded" and failure["fatal"] is True
+
+
+@pytest.mark.parametrize(("event", "reason"), [("chat.tab_closed", "tab_closed"), ("session.user_interrupt", "stopped")])
+async def test_closing_the_tab_or_stop_in_the_page_ends_the_turn(event: str, reason: str) -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say busy | hang"})
+        await rig.event(cid, "text", sent["seq"])
+        await rig.peer.wait_frame(lambda f: f.get("method") == "tool.session_start")
+        await asyncio.sleep(0.1)
+        await rig.peer.send_event(event, {"session_id": rig.meta(cid)["session_id"]})
+        end = await rig.event(cid, "turn_end", sent["seq"])
+        assert end["interrupted"] is True and end["reason"] == reason and end["text"] == "busy"
+        if event == "chat.tab_closed":
+            error = await rig.fails("chat.send", {"conversation_id": cid, "text": "again"})
+            assert error["data"]["reason"] == "tab_closed"

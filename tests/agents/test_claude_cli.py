@@ -85,6 +85,10 @@ async def test_a_turn_streams_text_and_a_real_tabpilot_call_then_the_next_turn_r
         session_id = rig.meta(cid)["session_id"]
         calls = [f for f in rig.peer.received if f.get("method") == "tool.snapshot"]
         assert [c["params"]["session_id"] for c in calls] == [session_id]
+        offered = [t["name"] for t in fake_model.main_requests()[0]["tools"]]
+        # Browser-only: tabpilot's page tools and nothing else; no way to open a session of its own.
+        assert offered and all(name.startswith("mcp__tabpilot__") for name in offered), offered
+        assert "mcp__tabpilot__click" in offered and "mcp__tabpilot__session_start" not in offered
         after_tool = fake_model.main_requests()[1]["messages"]
         assert "Place order" in str(after_tool[-1]["content"])
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from harness import PageServer, Tabpilot, kill_and_wait, pid_alive, wait_until
-from test_consent import chrome, extension_page, page_target_loaded
+from test_consent import block, chrome, extension_page, page_target_loaded
 from test_person import Person, person_at
 
 # The fake model and the pinned CLI live with the other agent-run tests.
@@ -52,6 +52,7 @@ def model() -> Iterator[FakeAnthropic]:
             ],
             "again": [Say(["Still ", "here."])],
             "slow": [Say([f"w{i} " for i in range(60)], delay_s=0.25)],
+            "watch": [Use("mcp__tabpilot__snapshot", {}), Say([f"w{i} " for i in range(60)], delay_s=0.25)],
         }
     ).start()
     yield fake
@@ -207,3 +208,44 @@ def test_a_daemon_restart_mid_turn_closes_the_turn_as_interrupted(
         os.killpg(pgid, 0)
     for pid in agent_runs(tp.home):
         kill_and_wait(pid)
+
+
+def test_stop_in_the_page_ends_the_panel_turn_and_keeps_its_text(
+    tp: Tabpilot, panel: Person, pages: PageServer
+) -> None:
+    url = pages.url("panel-shop.html") + "?stop"
+    bound = persons_tab(panel, url)
+    cid = ask(panel, "chat.start", {**bound, "url": url, "agent": "claude"})["conversation_id"]
+    ask(panel, "chat.attach", {"conversation_id": cid, "since_seq": 0})
+    sent = ask(panel, "chat.send", {"conversation_id": cid, "text": "Watch [[script:watch]]"})
+    wait_until(lambda: sum(e["kind"] == "text" for e in events(panel, cid)) >= 2, timeout=60)
+    with person_at(tp, url) as person:
+        x, y = person.wait_for(action="stop")  # the badge shows on the person's tab while the agent works
+        person.click(x, y)
+    end = turn_end(panel, cid, sent["seq"], timeout=15)
+    assert end["interrupted"] is True and end["reason"] == "stopped"
+    assert end["text"].startswith("w0 w1 ")
+    wait_until(lambda: not agent_runs(tp.home), timeout=10)
+
+
+def test_a_panel_session_cannot_act_on_a_blocked_site(
+    tp: Tabpilot, panel: Person, other_site: PageServer, model: FakeAnthropic
+) -> None:
+    block(panel, "localhost")
+    try:
+        url = other_site.url("panel-shop.html")
+        bound = persons_tab(panel, url)
+        cid = ask(panel, "chat.start", {**bound, "url": url, "agent": "claude"})["conversation_id"]
+        ask(panel, "chat.attach", {"conversation_id": cid, "since_seq": 0})
+        sent = ask(panel, "chat.send", {"conversation_id": cid, "text": "Order it [[script:order]]"})
+        end = turn_end(panel, cid, sent["seq"])
+        errors = [e for e in events(panel, cid) if e["kind"] == "error"]
+        assert errors and errors[0]["code"] == "blocked_site", errors
+        assert end["reason"] == "done"
+        # The agent was told no, twice, and the page never saw a click.
+        told = json.dumps(model.main_requests()[-1]["messages"])
+        assert told.count("blocked") >= 2
+        with person_at(tp, url) as person:
+            assert person.eval("document.querySelector('#status').textContent") == "nothing ordered"
+    finally:
+        block(panel)

@@ -70,6 +70,7 @@ class Turn:
     process: AgentProcess | None = None
     stopping: str | None = None  # why it is being stopped
     ready: asyncio.Event = field(default_factory=asyncio.Event)  # the browser knows the panel session
+    refused: RpcError | None = None  # why the browser would not bind it (e.g. a blocked site)
     pending: dict[str, asyncio.TimerHandle] = field(default_factory=dict)  # the CLI's open questions
     task: asyncio.Task[None] | None = None
     outcome: Signal | None = None
@@ -210,14 +211,20 @@ class ChatService:
         for watching in self.watchers.values():
             watching.discard(browser_id)
 
+    async def stop_session(self, session_id: str) -> None:
+        """The person pressed Stop in the page a panel session acts on."""
+        for turn in list(self.turns.values()):
+            if turn.conversation.meta.session_id == session_id:
+                await self._stop_turn(turn, "stopped")
+
     async def tab_closed(self, browser_id: str, payload: dict[str, Any]) -> None:
         """The tab a conversation is bound to closed: its turn stops and its panel session ends."""
         for conversation in self.store.all():
             meta = conversation.meta
             if meta.browser != browser_id:
                 continue
-            if meta.conversation_id == payload.get("conversation_id") or (
-                meta.tab_id is not None and meta.tab_id == payload.get("tab_id")
+            if meta.session_id == payload.get("session_id") or meta.conversation_id == payload.get(
+                "conversation_id"
             ):
                 turn = self.turns.get(meta.conversation_id)
                 if turn is not None:
@@ -527,6 +534,9 @@ class ChatService:
             return
         turn.process = process
         turn.spawned_at = time.monotonic()
+        if turn.stopping is not None:
+            # Stopped while it was being spawned: the ladder had no process to climb yet.
+            turn.stop_step = await process.stop(None)
         _write_private_json(
             os.path.join(conversation.folder, "run.json"), {"pgid": process.pgid, "run": turn.run_token}
         )
@@ -571,6 +581,7 @@ class ChatService:
         try:
             await self._ensure_session(turn.conversation.meta)
         except RpcError as err:
+            turn.refused = err
             log.warning(
                 "conversation %s: the browser refused its panel session: %s",
                 turn.conversation.meta.conversation_id,
@@ -623,7 +634,10 @@ class ChatService:
                     "error",
                     code=sig.data.get("code"),
                     message=sig.data.get("message"),
+                    fatal=True,
                 )
+        elif sig.kind == "warning":
+            self._emit(conversation, turn.turn_id, "error", fatal=False, **sig.data)
 
     async def _deny(self, turn: Turn, permission_id: str, why: str) -> None:
         handle = turn.pending.pop(permission_id, None)
@@ -671,6 +685,9 @@ class ChatService:
         self.store.save_meta(conversation)
         if self.turns.get(conversation.meta.conversation_id) is turn:
             del self.turns[conversation.meta.conversation_id]
+        # Between turns the browser forgets the panel session (badge and debugger off the person's
+        # tab); the next turn binds it again.
+        self._forget_session(conversation.meta.session_id)
 
     def _emit(
         self, conversation: Conversation, turn_id: str | None, kind: str, **data: Any

@@ -232,6 +232,14 @@ class Daemon:
         method = frame["method"]
         try:
             handler = self._handlers.get(method)
+            if frame.get("run") is not None and not method.startswith("tool."):
+                # A side-panel agent drives its panel session's tabs and nothing else.
+                raise RpcError(
+                    "permission_denied",
+                    f"{method} is not for a side-panel agent",
+                    "session_inactive",
+                    hint="act on the panel's tab with the page verbs",
+                )
             if handler is not None:
                 result = await handler(frame, abandon)
             elif method.startswith("tool."):
@@ -499,8 +507,12 @@ class Daemon:
     ) -> Any:
         """A call of a side-panel agent: only during its live turn, with the turn's run token."""
         turn = self.chats.authorize(session_id, frame.get("run"))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(turn.ready.wait(), SESSION_READY_S)
+        deadline = time.monotonic() + SESSION_READY_S
+        while not turn.ready.is_set() and turn.refused is None and time.monotonic() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(turn.ready.wait(), 0.05)
+        if turn.refused is not None:
+            raise turn.refused
         session = self.sessions.get(session_id)
         if not turn.ready.is_set() or session is None:
             raise RpcError(
