@@ -108,7 +108,8 @@ export function applyEvent(t, event) {
     case "permission_end":
       return add({ type: "notice", key, level: "info", text: `Not allowed (${event.why ?? event.decision ?? "no answer"})` });
     case "error":
-      return add({ type: "notice", key, level: "error", text: `${event.code ?? "error"}: ${event.message ?? ""}` });
+      // A warning the agent CLI printed (fatal: false) is shown, quietly.
+      return add({ type: "notice", key, level: event.fatal === false ? "info" : "error", text: `${event.code ?? "error"}: ${event.message ?? ""}` });
     case "turn_end": {
       t.running = false;
       t.turnId = null;
