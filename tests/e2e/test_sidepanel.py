@@ -46,6 +46,8 @@ SCRIPTS = {
     "long": [Say(LONG, delay_s=0.025)],
     "quick": [Say(["Quick ", "answer."])],
     "again": [Say(["second ", "turn"])],
+    # What a page could make an agent repeat: markup and a script link.
+    "hostile": [Say(['<img src=x onerror="window.__pwned = 1">', " [win](javascript:window.__pwned=2)", " **bold**"])],
 }
 
 
@@ -260,6 +262,22 @@ def test_attached_page_selection_and_screenshot_reach_the_model_fenced_as_untrus
     images = [b for b in sent if b.get("type") == "image"]
     assert len(images) == 1 and images[0]["source"]["media_type"] == "image/png"
     assert __import__("base64").b64decode(images[0]["source"]["data"]).startswith(b"\x89PNG")
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+def test_markup_in_the_agents_reply_stays_text_and_a_script_link_is_no_link(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    tab = open_tab(browser_ui, pages.url("panel-signin.html") + "?hostile")
+    with popped_out(tp, tab) as panel:
+        say(panel, "Repeat the page [[script:hostile]]")
+        wait_until(lambda: agent_text(panel).endswith("bold") and not running(panel), timeout=60)
+        bubble = "document.querySelector('.bubble.agent')"
+        assert panel.eval(f"{bubble}.textContent").startswith('<img src=x onerror="window.__pwned = 1">')
+        assert panel.eval(f"{bubble}.querySelectorAll('img, script, [onerror]').length") == 0
+        assert panel.eval(f"{bubble}.querySelectorAll('a').length") == 0
+        assert panel.eval(f"{bubble}.querySelector('strong').textContent") == "bold"
+        assert panel.eval("window.__pwned === undefined")
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 

@@ -62,4 +62,6 @@ test("links go only to http(s) and mailto", () => {
 test("stray markers are shown as they are", () => {
   assert.equal(renderInline("2 * 3 = 6 and snake_case_name"), "2 * 3 = 6 and snake_case_name");
   assert.equal(renderInline("[not a link] and ``"), "[not a link] and ``");
+  assert.equal(renderInline("window.__pwned = 1 and window.__pwned"), "window.__pwned = 1 and window.__pwned");
+  assert.equal(renderInline("__real__ strong"), "<strong>real</strong> strong");
 });

@@ -50,13 +50,15 @@ export function renderInline(text) {
       continue;
     }
     const strong = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest);
-    if (strong) {
+    // Underscores inside a word (snake_case, __dunder__) are not emphasis.
+    const inWord = (/** @type {RegExpExecArray} */ m) => m[1][0] === "_" && (/\w/.test(text[i - 1] ?? "") || /\w/.test(text[i + m[0].length] ?? ""));
+    if (strong && !inWord(strong)) {
       out += `<strong>${renderInline(strong[2])}</strong>`;
       i += strong[0].length;
       continue;
     }
     const em = /^(\*|_)(?=\S)([\s\S]*?\S)\1(?![*_])/.exec(rest);
-    if (em && !(em[1] === "_" && /\w/.test(text[i - 1] ?? ""))) {
+    if (em && !inWord(em)) {
       out += `<em>${renderInline(em[2])}</em>`;
       i += em[0].length;
       continue;
