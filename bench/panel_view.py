@@ -32,12 +32,17 @@ PANEL = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/sidepanel/sidepanel
 CHUNK = "abcde"  # no spaces: the rendered text's length counts the deltas exactly
 BACKLOG = 1000
 ECHOES_PER_ROUND = 20
+PAGE_LOAD = "an extension page opened and loaded (popup.html)"
 
-# Installed in the panel page before a turn: when the agent's text changed, and how long it then was.
-OBSERVE = """window.__shown = []; new MutationObserver(() => {
+# Installed in the panel page before a turn: when the turn's own text (a new bubble) changed, and how
+# long it then was. The observer of the previous turn is let go.
+OBSERVE = """(() => { window.__observer?.disconnect(); window.__shown = [];
+const before = document.querySelectorAll('.bubble.agent').length;
+window.__observer = new MutationObserver(() => {
   const b = document.querySelectorAll('.bubble.agent');
-  if (b.length) __shown.push([performance.timeOrigin + performance.now(), b[b.length - 1].textContent.length]);
-}).observe(document.querySelector('#timeline'), {childList: true, subtree: true, characterData: true}); true"""
+  if (b.length > before) __shown.push([performance.timeOrigin + performance.now(), b[b.length - 1].textContent.length]);
+});
+__observer.observe(document.querySelector('#timeline'), {childList: true, subtree: true, characterData: true}); return true; })()"""
 
 # A round trip through the worker's panel bridge to the daemon and back, timed in the page.
 ECHO = """new Promise((resolve) => {
@@ -135,11 +140,21 @@ def send(panel: PageCdp, text: str) -> None:
         panel.call("Input.dispatchKeyEvent", {"type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, **({"text": "\r"} if kind == "keyDown" else {})})
 
 
-def text_events(tp: Tabpilot, since_seq: int) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    for path in Path(tp.home, "chats").glob("c-*/events.jsonl"):
-        events += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def newest_conversation(tp: Tabpilot) -> str:
+    metas = [json.loads(p.read_text()) for p in Path(tp.home, "chats").glob("c-*/meta.json")]
+    return str(max(metas, key=lambda m: m["created_at"])["conversation_id"])
+
+
+def text_events(tp: Tabpilot, cid: str, since_seq: int = 0) -> list[dict[str, Any]]:
+    path = Path(tp.home, "chats", cid, "events.jsonl")
+    events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [e for e in events if e["kind"] == "text" and e["seq"] > since_seq]
+
+
+def last_seq(tp: Tabpilot, cid: str) -> int:
+    path = Path(tp.home, "chats", cid, "events.jsonl")
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    return int(json.loads(lines[-1])["seq"]) if lines else 0
 
 
 def shown_after_emit(events: list[dict[str, Any]], shown: list[list[float]]) -> list[float]:
@@ -164,6 +179,14 @@ def _shown_at(panel: PageCdp, length: int) -> list[float] | None:
     return now if now and now[0] >= length else None
 
 
+def _loaded_at(page: PageCdp) -> float | None:
+    """When the page's DOMContentLoaded ended (wall clock, ms), once it has."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "(n => n && n.domContentLoadedEventEnd > 0 ? performance.timeOrigin + n.domContentLoadedEventEnd : null)"
+        "(performance.getEntriesByType('navigation')[0])"
+    )
+
+
 def run(rounds: int, deltas: int = 100) -> list[Record]:
     if not REAL_CLAUDE.exists():
         note = "n/a (the Claude Code CLI is not installed: run scripts/bootstrap)"
@@ -180,33 +203,39 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
     tab = person_tab(tp, ui, pages.url("panel-signin.html"))
     first, every, echo = [], [], []
     with page(tp, ui, f"{PANEL}?tab={tab}") as panel:
+        cid = None
         for _ in range(rounds):
             echo += [t / 2 for t in panel.evaluate(ECHO % ECHOES_PER_ROUND)]
             panel.evaluate(OBSERVE)
-            last_seq = max([e["seq"] for e in text_events(tp, 0)], default=0)
+            since = last_seq(tp, cid) if cid else 0
             send(panel, "stream [[script:stream]]")
             wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30)
             wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Send", timeout=120)
-            shown = panel.evaluate("__shown")
-            # Each turn's text is a bubble of its own: its length counts from 0.
-            latencies = shown_after_emit(text_events(tp, last_seq), shown)
+            cid = cid or newest_conversation(tp)
+            latencies = shown_after_emit(text_events(tp, cid, since), panel.evaluate("__shown"))
             if latencies:
                 first.append(latencies[0])
                 every += latencies
         # A new chat for the backlog: the panel is closed while 1,000 deltas stream in, then reopened.
         panel.evaluate("document.querySelector('#new-chat').click()")
-        last_seq = max([e["seq"] for e in text_events(tp, 0)], default=0)
         send(panel, "backlog [[script:backlog]]")
         wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30)
-    wait_until(lambda: len(text_events(tp, last_seq)) >= BACKLOG, timeout=120)
-    reopen, sizes = [], []
+    backlog_cid = wait_until(lambda: (lambda c: c if c != cid else None)(newest_conversation(tp)), timeout=30)
+    wait_until(lambda: len(text_events(tp, backlog_cid)) >= BACKLOG, timeout=120)
+    reopen, after_load, blank, sizes = [], [], [], []
     for _ in range(5):
-        backlog = len(text_events(tp, last_seq))
+        # Baseline, interleaved: another extension page (the popup) opened until it has loaded.
+        began = time.time() * 1000
+        with page(tp, ui, PANEL.replace("sidepanel/sidepanel.html", "popup/popup.html")) as popup:
+            loaded = wait_until(lambda p=popup: _loaded_at(p), timeout=30, interval=0.002)
+            blank.append(loaded - began)
+        backlog = len(text_events(tp, backlog_cid))
         began = time.time() * 1000
         with page(tp, ui, f"{PANEL}?tab={tab}") as panel:
             want = backlog * len(CHUNK)
             seen = wait_until(lambda p=panel, w=want: _shown_at(p, w), timeout=30, interval=0.002)
             reopen.append(seen[1] - began)
+            after_load.append(seen[1] - _loaded_at(panel))
             sizes.append(backlog)
     base = ("panel → daemon hop (chat.list round trip / 2)", median(echo) if echo else None)
     case = "panel: streamed text shown after the agent emitted it"
@@ -214,12 +243,22 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
         measured(SUITE, base[0], "latency", "ms", echo),
         measured(SUITE, "panel: first delta of a turn shown after the agent emitted it", "latency", "ms", first, base),
         measured(SUITE, case, "latency", "ms", every, base, note=f"{len(every)} deltas over {rounds} turns, 20 ms apart"),
+        measured(SUITE, PAGE_LOAD, "wall_time", "ms", blank),
         measured(
             SUITE,
             f"panel: reopen renders a running backlog of ≥ {BACKLOG} deltas",
             "wall_time",
             "ms",
             reopen,
+            (PAGE_LOAD, median(blank)),
             note=f"backlogs of {min(sizes)}–{max(sizes)} deltas; from opening the page to the whole backlog shown",
+        ),
+        measured(
+            SUITE,
+            "panel: reopen, backlog shown after the page loaded",
+            "wall_time",
+            "ms",
+            after_load,
+            note="from the panel page's DOMContentLoaded to the whole backlog shown",
         ),
     ]

@@ -7,9 +7,10 @@
 import { RpcError } from "../link/protocol.js";
 import { fenceMessage, ATTACHMENT_KINDS } from "./fence.js";
 import { createBindings } from "./bindings.js";
+import { PANEL_PORT, PANEL_PAGE } from "./names.js";
 
-export const PANEL_PORT = "tabpilot-panel";
-export const PANEL_PAGE = "sidepanel/sidepanel.html";
+export { PANEL_PORT, PANEL_PAGE };
+
 /** How long a request waits for the daemon link before it says the link is down. */
 const LINK_WAIT_MS = 5_000;
 /** Connection states in which the daemon answers (link/connection.js). */

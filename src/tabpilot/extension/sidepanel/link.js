@@ -1,7 +1,7 @@
 // @ts-check
 // The panel page's port to the worker: requests with answers, pushes, and a new port 1 s after the
 // old one dropped (the worker restarted), after which the page re-attaches from what it rendered.
-import { PANEL_PORT } from "../panel/bridge.js";
+import { PANEL_PORT } from "../panel/names.js";
 
 export const RECONNECT_MS = 1_000;
 

@@ -7,7 +7,7 @@ import { createPanelLink, PanelError } from "./link.js";
 import { emptyTimeline, applyEvent, applyEvents } from "./timeline.js";
 import { createTimelineView } from "./view.js";
 import { createComposerQueue } from "./composer.js";
-import { PANEL_PAGE } from "../panel/bridge.js";
+import { PANEL_PAGE } from "../panel/names.js";
 
 const AGENT_KEY = "tabpilot.panel.agent";
 const WORKSPACE_KEY = "tabpilot.panel.workspace";
@@ -96,6 +96,7 @@ function usable() {
 }
 
 function renderComposer() {
+  $("empty").hidden = shown.timeline.items.length > 0;
   const why = usable();
   const running = shown.timeline.running || composer.running;
   sendButton.textContent = running ? "Stop" : "Send";
