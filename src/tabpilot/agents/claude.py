@@ -18,7 +18,7 @@ DEFAULT_BIN = "claude"
 KEEP_ENV = ("ANTHROPIC_", "CLAUDE_")
 # Screenshots go to the model as image blocks of the person's message.
 IMAGES = True
-TABPILOT_TOOLS = "mcp__tabpilot"
+MCP_TOOLS = "mcp__tabpilot"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\[\]-]{0,63}$")
 
@@ -41,7 +41,7 @@ def plan(turn: TurnPlan) -> Launch:
         "--permission-prompt-tool=stdio",
         f"--mcp-config={json.dumps(mcp)}",
         "--strict-mcp-config",
-        f"--allowedTools={TABPILOT_TOOLS}",
+        f"--allowedTools={MCP_TOOLS}",
         f"--append-system-prompt={turn.preamble}",
     ]
     if turn.mode == "browser":
@@ -176,7 +176,7 @@ class Stream:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             name, call_id = str(block.get("name")), str(block.get("id"))
-            if name.startswith(TABPILOT_TOOLS + "__"):
+            if name.startswith(MCP_TOOLS + "__"):
                 # tabpilot reports its own calls, from what the daemon really did.
                 self._tabpilot_calls.add(call_id)
                 continue

@@ -75,7 +75,7 @@ def _vet_claude(argv: list[str], mode: str, session_id: str | None) -> None:
         raise refuse("more than one --mcp-config")
     if "-r" in words or "-c" in words or "--continue" in words:
         raise refuse("only --resume=ID (equals form) may resume a conversation")
-    if f"--allowedTools={claude.TABPILOT_TOOLS}" not in argv or words.count("--allowedTools") != 1:
+    if f"--allowedTools={claude.MCP_TOOLS}" not in argv or words.count("--allowedTools") != 1:
         raise refuse("only tabpilot's tools may be allowed without asking")
     if "--input-format=stream-json" not in argv:
         raise refuse("the person's text must go on stdin as stream-json")
