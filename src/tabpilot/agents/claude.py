@@ -16,6 +16,8 @@ NAME = "claude"
 LABEL = "Claude Code"
 DEFAULT_BIN = "claude"
 KEEP_ENV = ("ANTHROPIC_", "CLAUDE_")
+# Screenshots go to the model as image blocks of the person's message.
+IMAGES = True
 MCP_TOOLS = "mcp__tabpilot"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\[\]-]{0,63}$")
@@ -54,7 +56,7 @@ def plan(turn: TurnPlan) -> Launch:
         argv.append(f"--model={turn.model}")
     # MCP tools are otherwise deferred behind a ToolSearch step the panel does not want.
     env = {**turn.env, "ENABLE_TOOL_SEARCH": "false"}
-    return Launch(argv, env, turn.cwd, [initialize_line(), user_line(turn.text)], False, turn.mode)
+    return Launch(argv, env, turn.cwd, [initialize_line(), user_line(turn.text, turn.images)], False, turn.mode)
 
 
 def initialize_line() -> str:
@@ -67,11 +69,17 @@ def initialize_line() -> str:
     )
 
 
-def user_line(text: str) -> str:
+def user_line(text: str, images: tuple[str, ...] = ()) -> str:
+    content: str | list[dict[str, Any]] = text
+    if images:
+        # The Messages API's own blocks: the text, then each screenshot.
+        content = [{"type": "text", "text": text}] + [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}} for data in images
+        ]
     return _line(
         {
             "type": "user",
-            "message": {"role": "user", "content": text},
+            "message": {"role": "user", "content": content},
             "parent_tool_use_id": None,
             "session_id": "default",
         }

@@ -16,6 +16,8 @@ NAME = "codex"
 LABEL = "Codex"
 DEFAULT_BIN = "codex"
 KEEP_ENV = ("OPENAI_", "CODEX_")
+# `codex exec` takes images only as files on its command line: the panel's screenshots are refused.
+IMAGES = False
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 

@@ -8,6 +8,7 @@ turn's run token, which the agent CLI gets in its environment and nobody else se
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
@@ -36,6 +37,8 @@ RUN_LIMIT = 3
 PERMISSION_TIMEOUT_S = 120.0
 SESSION_READY_S = 10.0
 TEXT_LIMIT = 100_000
+SCREENSHOT_LIMIT = 2
+SCREENSHOT_CHARS = 8_000_000  # base64 of a ~6 MB PNG
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 # Tool calls whose values the person typed stay out of the transcript.
 REDACT = {"tool.fill": ("value", "text"), "tool.type": ("text",)}
@@ -246,6 +249,8 @@ class ChatService:
         tab_id = params.get("tab_id")
         if not isinstance(tab_id, int) or isinstance(tab_id, bool) or tab_id <= 0:
             raise RpcError("invalid_params", "chat.start needs the tab_id the panel is on")
+        if params.get("conversation_id") is not None:
+            return self._rebind(browser_id, tab_id, params)
         agent = params.get("agent")
         if agent not in registry.ADAPTERS:
             raise RpcError(
@@ -286,6 +291,38 @@ class ChatService:
             "workspace": meta.workspace,
         }
 
+    def _rebind(self, browser_id: str, tab_id: int, params: dict[str, Any]) -> dict[str, Any]:
+        """A conversation reopened from History binds to the tab it was opened on; its next turn
+        resumes the agent's own conversation there (same agent, same folder)."""
+        conversation = self.store.get(params.get("conversation_id"))
+        meta = conversation.meta
+        if params.get("agent") not in (None, meta.agent):
+            raise RpcError(
+                "invalid_params",
+                f"this conversation is with {meta.agent}; another agent cannot resume it",
+                hint="start a new chat to use another agent",
+            )
+        if meta.conversation_id in self.turns and meta.tab_id != tab_id:
+            raise RpcError(
+                "invalid_params",
+                "a turn of this conversation is still running on its tab",
+                "run_in_progress",
+                hint="stop it first",
+            )
+        window_id = params.get("window_id")
+        meta.tab_id = tab_id
+        meta.window_id = window_id if isinstance(window_id, int) and not isinstance(window_id, bool) else None
+        meta.url = str(params.get("url") or "")[:2000]
+        meta.page_title = str(params.get("title") or "")[:300]
+        meta.browser = browser_id
+        self.store.save_meta(conversation)
+        return {
+            "conversation_id": meta.conversation_id,
+            "session_id": meta.session_id,
+            "agent": meta.agent,
+            "workspace": meta.workspace,
+        }
+
     async def send(self, browser_id: str, params: dict[str, Any]) -> dict[str, Any]:
         conversation = self.store.get(params.get("conversation_id"))
         text = params.get("text")
@@ -293,7 +330,14 @@ class ChatService:
             raise RpcError("invalid_params", "chat.send needs the person's text")
         if len(text) > TEXT_LIMIT:
             raise RpcError("invalid_params", f"the message is longer than {TEXT_LIMIT} characters")
+        images = _screenshots(params.get("attachments"))
         meta = conversation.meta
+        if images and not getattr(registry.ADAPTERS[meta.agent], "IMAGES", False):
+            raise RpcError(
+                "invalid_params",
+                f"{meta.agent} cannot take a screenshot from the panel",
+                hint="attach the page or a selection instead",
+            )
         if meta.conversation_id in self.turns:
             raise RpcError(
                 "invalid_params",
@@ -345,6 +389,7 @@ class ChatService:
                 resume_id=meta.agent_session_id,
                 new_session_id=new_session_id,
                 model=config.agent(meta.agent).model,
+                images=images,
             )
         )
         vet.vet(meta.agent, launch, readiness.bin, allowed, session_for_vet)
@@ -652,6 +697,32 @@ class ChatService:
         for browser_id in self.watchers.get(conversation.meta.conversation_id, ()):
             self._post(browser_id, frame)
         return event
+
+
+def _screenshots(attachments: Any) -> tuple[str, ...]:
+    """The base64 PNGs among a message's attachments (the panel's Screenshot), checked."""
+    if attachments is None:
+        return ()
+    if not isinstance(attachments, list) or len(attachments) > SCREENSHOT_LIMIT:
+        raise RpcError("invalid_params", f"attachments must be a list of at most {SCREENSHOT_LIMIT} screenshots")
+    images = []
+    for item in attachments:
+        data = item.get("data") if isinstance(item, dict) else None
+        if (
+            not isinstance(item, dict)
+            or item.get("kind") != "screenshot"
+            or item.get("media_type") != "image/png"
+            or not isinstance(data, str)
+            or len(data) > SCREENSHOT_CHARS
+        ):
+            raise RpcError("invalid_params", "an attachment must be a PNG screenshot (kind, media_type, data)")
+        try:
+            if not base64.b64decode(data, validate=True).startswith(b"\x89PNG"):
+                raise ValueError("not a PNG")
+        except ValueError as exc:
+            raise RpcError("invalid_params", f"a screenshot attachment is not a base64 PNG: {exc}") from None
+        images.append(data)
+    return tuple(images)
 
 
 def _write_private_json(path: str, data: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ class TurnPlan:
     resume_id: str | None = None  # the agent's own conversation id, from the previous turn
     new_session_id: str | None = None  # an id we pick for the first turn, when the CLI lets us
     model: str | None = None
+    images: tuple[str, ...] = ()  # base64 PNG screenshots the person attached to the message
 
 
 @dataclass
