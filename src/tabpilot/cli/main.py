@@ -144,6 +144,7 @@ VERB_FAMILIES = {
     "batch": "batch_commands",
     "mcp": "mcp_commands",
     "request-help": "human_commands",
+    "panel": "panel_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -156,6 +157,7 @@ FAMILY_ORDER = (
     "doctor_commands",
     "batch_commands",
     "mcp_commands",
+    "panel_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser", "--tab")
