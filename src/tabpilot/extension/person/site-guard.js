@@ -14,6 +14,7 @@
 // blocks every web page.
 import { RpcError } from "../link/protocol.js";
 import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
+import { LOOPBACK } from "./site-address.js";
 
 export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
 const DAMAGED_HINT =
@@ -21,6 +22,16 @@ const DAMAGED_HINT =
 
 /** Methods that act on no page, or only give the session's tabs back or away. Everything else is gated. */
 const UNGATED = new Set(["system.ping", "tool.session_start", "tool.session_stop", "tool.tab_list", "tool.tab_close", "tool.tab_return"]);
+
+/**
+ * What a canonical host can look like in a request's address (the browser writes loopback and IPv4
+ * addresses its own ways; any IPv6 literal may embed an IPv4 address).
+ * @param {string} host
+ */
+function spellings(host) {
+  if (host === LOOPBACK) return [host, "127.", "0.0.0.0", "["];
+  return /^\d+\.\d+\.\d+\.\d+$/.test(host) ? [host, "["] : [host];
+}
 
 /**
  * The Fetch.enable patterns that catch every request the list could block (coarse: anything containing
@@ -31,7 +42,7 @@ const UNGATED = new Set(["system.ping", "tool.session_start", "tool.session_stop
 export function interceptPatterns(storedValue) {
   const parsed = parseBlockList(storedValue);
   if (!parsed.ok) return [{ urlPattern: "*", requestStage: "Request" }];
-  const hosts = new Set(parsed.rules.map((rule) => rule.host));
+  const hosts = new Set(parsed.rules.flatMap((rule) => spellings(rule.host)));
   if (hosts.size === 0) return null;
   // Fetch patterns know only * and ?, escaped with a backslash.
   return [...hosts].map((host) => ({ urlPattern: `*${host.replace(/[*?\\]/g, "\\$&")}*`, requestStage: "Request" }));
