@@ -32,6 +32,7 @@ const config = createConfig({
 const cdp = createCdp({
   debuggerApi: chrome.debugger,
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
+  tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
   setupTarget: (send) => sites.intercept(send),
 });
 const dialogs = createDialogs({ cdp });

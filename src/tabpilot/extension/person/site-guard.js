@@ -15,6 +15,7 @@
 import { RpcError } from "../link/protocol.js";
 import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
 import { LOOPBACK } from "./site-address.js";
+import { browserPage, isBrowserPage } from "../browser/urls.js";
 
 export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
 const DAMAGED_HINT =
@@ -213,6 +214,7 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
      * @param {{frames?: boolean}} [options]
      */
     async admit(tab, { frames = true } = {}) {
+      for (const url of [tab.pendingUrl, tab.url]) if (isBrowserPage(url)) throw browserPage(/** @type {string} */ (url), { tab_id: tab.id });
       if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, { tab_id: tab.id });
       if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, { tab_id: tab.id });
       if (!frames) return;
