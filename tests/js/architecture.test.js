@@ -18,7 +18,7 @@ const LAYERS = [
   ["page"],
   ["person"],
   ["tools"],
-  ["", "content", "popup", "options", "sidepanel"],
+  ["", "content", "prompt", "popup", "options", "sidepanel"],
 ];
 
 /** @param {string} dir @returns {string[]} */
