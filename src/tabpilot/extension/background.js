@@ -23,6 +23,7 @@ import { browserInfo } from "./link/browser-info.js";
 import { createOverlay } from "./person/overlay.js";
 import { createNotify } from "./person/notify.js";
 import { wireStop } from "./person/stop.js";
+import { wireToolbar } from "./person/toolbar.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -96,6 +97,7 @@ wireStop({
   emit: (name, payload) => connection.emit(name, payload),
   abortSession: (sessionId, reason) => dispatcher.abortSession(sessionId, reason),
 });
+wireToolbar({ action: chrome.action, sessions, overlay });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 

@@ -73,6 +73,11 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   const stopListeners = new Set();
   /** @type {Set<(sessionId: string) => void>} */
   const resumeListeners = new Set();
+  /** Told whenever a session is paused or goes on, whoever did it. @type {Set<() => void>} */
+  const pauseListeners = new Set();
+  const pauseChanged = () => {
+    for (const fn of [...pauseListeners]) fn();
+  };
 
   runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
     if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id)) return false;
@@ -184,6 +189,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   function stop(sessionId, tabId) {
     paused.add(sessionId);
     for (const fn of [...stopListeners]) fn(sessionId, tabId);
+    pauseChanged();
     void refreshSession(sessionId);
   }
 
@@ -191,6 +197,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   function resume(sessionId) {
     if (!paused.delete(sessionId)) return;
     for (const fn of [...resumeListeners]) fn(sessionId);
+    pauseChanged();
     void refreshSession(sessionId);
   }
 
@@ -397,7 +404,9 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
 
     /** A tool call of the session came in: the agent resumed it (the daemon runs nothing for a paused one). @param {string} sessionId */
     resumedByAgent(sessionId) {
-      if (paused.delete(sessionId)) void refreshSession(sessionId);
+      if (!paused.delete(sessionId)) return;
+      pauseChanged();
+      void refreshSession(sessionId);
     },
 
     /** @param {string} sessionId */
@@ -413,6 +422,11 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     /** @param {(sessionId: string) => void} fn */
     onResume(fn) {
       resumeListeners.add(fn);
+    },
+
+    /** @param {() => void} fn called when any session is paused or goes on */
+    onPauseChange(fn) {
+      pauseListeners.add(fn);
     },
   };
 }
