@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socketserver
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from harness import PageServer, Tabpilot, wait_until
@@ -29,6 +32,62 @@ from test_consent import (
 from test_person import Person, person_at
 
 ATTACKS = ["restyle", "hide", "cover", "move", "remove", "reinsert"]
+VECTORS = json.loads((Path(__file__).parent.parent / "vectors" / "site-addresses.json").read_text())
+
+
+class Recorder(socketserver.ThreadingTCPServer):
+    """A loopback server that records every connection and every request line it gets (a WebSocket
+    upgrade, a beacon's POST, anything), and answers each with a small page."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), RecordingHandler)
+        self.connections = 0
+        self.requests: list[str] = []
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+
+class RecordingHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        server: Recorder = self.server  # type: ignore[assignment]
+        server.connections += 1
+        self.request.settimeout(5)
+        try:
+            line = self.rfile.readline(65536).decode("latin-1").strip()
+            while line and self.rfile.readline(65536).strip():
+                pass
+        except OSError:
+            return
+        if not line:
+            return
+        server.requests.append(line)
+        body = b"<!doctype html><title>blocked site</title><p>reached</p>"
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        self.wfile.write(head.encode() + body)
+
+
+@pytest.fixture(scope="module")
+def blocked_site() -> Iterator[Recorder]:
+    server = Recorder()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def forms_of(port: int) -> list[str]:
+    """The table's spellings of the blocked server's address that a page can request over http."""
+    return [f.replace("{PORT}", str(port)) for f in VECTORS["same_site"]["forms"] if f.startswith("http")]
+
+
+def rules_in_force(ui: Person) -> None:
+    wait_until(lambda: chrome(ui, "chrome.declarativeNetRequest.getSessionRules()"))
 
 
 def still_asking(proc: subprocess.Popen[str]) -> bool:
@@ -154,3 +213,40 @@ def test_browser_and_extension_pages_are_never_the_agents(
         assert not any(t.get("attached") for u, t in targets.items() if u in internal)
     finally:
         chrome(browser_ui, f"chrome.windows.remove({win['id']})")
+
+
+def test_every_spelling_of_a_blocked_address_is_refused(
+    tp: Tabpilot, pages: PageServer, browser_ui: Person, blocked_site: Recorder, unblocked: None  # noqa: F811
+) -> None:
+    tp.run("open", pages.url("index.html"))
+    block(browser_ui, f"localhost:{blocked_site.port}")
+    for form in forms_of(blocked_site.port):
+        error = error_of(tp.run("open", form, "--json", check=False))
+        assert (error["code"], error["reason"]) == ("blocked_site", "site_blocked"), form
+    assert blocked_site.requests == []
+
+
+def test_no_request_leaves_an_agent_tab_for_a_blocked_site(
+    tp: Tabpilot, pages: PageServer, browser_ui: Person, blocked_site: Recorder, unblocked: None  # noqa: F811
+) -> None:
+    to = f"http://localhost:{blocked_site.port}"
+    tp.run("open", pages.url(f"hostile/requests.html?to={to}"))
+    block(browser_ui, f"localhost:{blocked_site.port}")
+    rules_in_force(browser_ui)
+    connections = blocked_site.connections
+    extra = forms_of(blocked_site.port)
+    # everything a script can send: subresources, fetch (keepalive), XHR, beacon, WebSocket, EventSource,
+    # prefetch, preload, preconnect, a worker's and a service worker's fetches, every spelling of the address
+    assert tp.run("eval", f"tryAll({json.dumps(extra)})").out.strip() == '"tried"'
+    # popups need a click: window.open, a link with target=_blank, a form posted to a new tab
+    for button in ("#popup", "#blank", "#submit"):
+        tp.run("click", button, check=False)
+    tp.run("eval", f"location.href = {json.dumps(to + '/navigate')}", check=False)
+    time.sleep(2)
+    assert blocked_site.requests == []
+    print(f"connections opened without a request (preconnect): {blocked_site.connections - connections}")
+    # the person's own tab is free to go there
+    [mine, _] = persons_window(browser_ui, [f"{to}/mine", pages.url("second.html?mine")], active=0)
+    assert blocked_site.requests == ["GET /mine HTTP/1.1"] or "GET /mine HTTP/1.1" in blocked_site.requests
+    chrome(browser_ui, f"chrome.tabs.get({mine}).then(t => chrome.windows.remove(t.windowId))")
+    tp.run("tab", "list")

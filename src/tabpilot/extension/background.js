@@ -24,6 +24,7 @@ import { createOverlay } from "./person/overlay.js";
 import { createNotify } from "./person/notify.js";
 import { wireStop } from "./person/stop.js";
 import { wireToolbar } from "./person/toolbar.js";
+import { createRequestBlock } from "./person/request-block.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -98,6 +99,15 @@ wireStop({
   abortSession: (sessionId, reason) => dispatcher.abortSession(sessionId, reason),
 });
 wireToolbar({ action: chrome.action, sessions, overlay });
+createRequestBlock({
+  dnr: chrome.declarativeNetRequest,
+  tabs: chrome.tabs,
+  navigationErrors: chrome.webNavigation.onErrorOccurred,
+  storage: chrome.storage.local,
+  onChanged: chrome.storage.onChanged,
+  sessions,
+  isBlocked: (url) => sites.isBlocked(url),
+});
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 
