@@ -35,7 +35,10 @@ const cdp = createCdp({
   debuggerApi: chrome.debugger,
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
   tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
-  setupTarget: (send) => sites.intercept(send),
+  setupTarget: async (send, tabId) => {
+    await sites.intercept(send);
+    await requests.debugged(tabId);
+  },
 });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
@@ -99,7 +102,7 @@ wireStop({
   abortSession: (sessionId, reason) => dispatcher.abortSession(sessionId, reason),
 });
 wireToolbar({ action: chrome.action, sessions, overlay });
-createRequestBlock({
+const requests = createRequestBlock({
   dnr: chrome.declarativeNetRequest,
   tabs: chrome.tabs,
   navigationErrors: chrome.webNavigation.onErrorOccurred,
@@ -107,6 +110,7 @@ createRequestBlock({
   onChanged: chrome.storage.onChanged,
   sessions,
   isBlocked: (url) => sites.isBlocked(url),
+  onDetach: (fn) => cdp.onDetach(fn),
 });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});

@@ -26,14 +26,18 @@ test("every network form of a blocked site's address matches its rule, other sit
 });
 
 test("the rules spare the person's tabs only; requests of no tab are held but for a named site's own", () => {
-  const rules = sessionRules(["bank.example.com", "localhost:8080"], [4, 9]);
-  assert.equal(rules.length, 12, "a pair for the name, and for each of the five ways loopback is written");
-  assert.deepEqual(rules[0].condition.excludedTabIds, [4, 9, -1]);
-  assert.ok(rules[0].condition.resourceTypes.includes("main_frame") && rules[0].condition.resourceTypes.includes("websocket"));
-  assert.deepEqual(rules[1].condition.tabIds, [-1]);
-  assert.deepEqual(rules[1].condition.excludedInitiatorDomains, ["bank.example.com"]);
-  assert.equal(rules[3].condition.excludedInitiatorDomains, undefined, "loopback: no site's own worker is told apart");
-  assert.deepEqual(new Set(rules.map((r) => r.id)).size, 12);
+  const rules = sessionRules(["bank.example.com", "localhost:8080"], [4, 9], [7]);
+  assert.equal(rules.length, 18, "three for the name, and for each of the five ways loopback is written");
+  // documents: the person's and the debugged tabs are spared (the debugger decides there)
+  assert.deepEqual(rules[0].condition.excludedTabIds, [4, 9, 7, -1]);
+  assert.deepEqual(rules[0].condition.resourceTypes, ["main_frame", "sub_frame"]);
+  // everything else, the person's tabs only
+  assert.deepEqual(rules[1].condition.excludedTabIds, [4, 9, -1]);
+  assert.ok(rules[1].condition.resourceTypes.includes("websocket") && rules[1].condition.resourceTypes.includes("ping"));
+  assert.deepEqual(rules[2].condition.tabIds, [-1]);
+  assert.deepEqual(rules[2].condition.excludedInitiatorDomains, ["bank.example.com"]);
+  assert.equal(rules[5].condition.excludedInitiatorDomains, undefined, "loopback: no site's own worker is told apart");
+  assert.deepEqual(new Set(rules.map((r) => r.id)).size, 18);
   assert.equal(sessionRules([], [1]).length, 0);
   assert.equal(sessionRules("damaged", [1])[0].condition.regexFilter, "^(?:https?|wss?)://");
 });
@@ -107,6 +111,9 @@ test("rules exist only while a session is open; tabs an agent tab opens are neve
   assert.equal(t.rules.length, 0);
   await t.open();
   assert.deepEqual(t.rules[0].condition.excludedTabIds, [1, -1]);
+  await t.block.debugged(2);
+  assert.deepEqual(t.rules[0].condition.excludedTabIds, [1, 2, -1]);
+  assert.deepEqual(t.rules[1].condition.excludedTabIds, [1, -1]);
   // a popup of the agent's tab opens in a window of its own: held; a tab the person's tab opens: spared
   t.all.set(3, { id: 3, windowId: 30, openerTabId: 2 });
   t.tabs.onCreated.listeners.forEach((fn) => fn(t.all.get(3)));
@@ -114,7 +121,7 @@ test("rules exist only while a session is open; tabs an agent tab opens are neve
   t.tabs.onCreated.listeners.forEach((fn) => fn(t.all.get(4)));
   await new Promise((r) => setTimeout(r, 5));
   await t.block.refresh();
-  assert.deepEqual(t.rules[0].condition.excludedTabIds, [1, 4, -1]);
+  assert.deepEqual(t.rules[1].condition.excludedTabIds, [1, 4, -1]);
   // the person's new tab whose first page the rule held gets it again; the agent's popup does not
   for (const tabId of [3, 4]) t.navigationErrors.listeners.forEach((fn) => fn({ tabId, frameId: 0, url: "https://bank.example.com/", error: "net::ERR_BLOCKED_BY_CLIENT" }));
   await new Promise((r) => setTimeout(r, 5));

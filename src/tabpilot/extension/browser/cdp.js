@@ -50,7 +50,7 @@ const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: 
  *   debuggerApi: DebuggerApi,
  *   tabExists: (tabId: number) => Promise<boolean>,
  *   tabUrl?: (tabId: number) => Promise<string | null>,
- *   setupTarget?: (send: (method: string, params?: object) => Promise<any>) => Promise<void>,
+ *   setupTarget?: (send: (method: string, params?: object) => Promise<any>, tabId: number) => Promise<void>,
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   tabUrl: the address the tab shows or goes to (a browser or extension page is never attached)
@@ -116,7 +116,7 @@ export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, s
     children.set(sessionId, { sessionId, targetId: info.targetId, url: info.url ?? "", parentSessionId });
     const target = { tabId, sessionId };
     void (async () => {
-      await setupTarget((method, commandParams) => debuggerApi.sendCommand(target, method, commandParams));
+      await setupTarget((method, commandParams) => debuggerApi.sendCommand(target, method, commandParams), tabId);
       for (const [method, commandParams] of [["Runtime.enable", {}], ["Page.enable", {}], ["Target.setAutoAttach", AUTO_ATTACH]]) {
         await debuggerApi.sendCommand(target, method, commandParams);
       }
@@ -195,7 +195,7 @@ export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, s
     }
     detachReasons.delete(tabId);
     try {
-      await setupTarget((method, params) => rawSend(tabId, method, params));
+      await setupTarget((method, params) => rawSend(tabId, method, params), tabId);
       await rawSend(tabId, "Page.enable");
       await rawSend(tabId, "Runtime.enable");
       await rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true });

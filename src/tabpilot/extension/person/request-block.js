@@ -9,17 +9,18 @@
 // rule got to it first. Requests that belong to no tab (service workers) are held too, except a
 // site's own worker fetching from its own (named, not loopback) host.
 //
-// The debugger's interception (site-guard.js) still runs in attached tabs; this is what holds where
-// no debugger is, and before it is.
+// In a tab we debug, the debugger's interception (site-guard.js) decides about pages and frames: it
+// leaves a page where it was instead of showing an error page, and tells the agent why. So documents
+// are held by a rule of their own, which spares debugged tabs too; a tab is counted as debugged only
+// once that rule says so (cdp.js waits for it when it attaches).
 import { STORAGE_KEY, parseBlockList } from "./blocklist.js";
 import { LOOPBACK } from "./site-address.js";
 
 /** chrome.tabs.TAB_ID_NONE: a request no tab made. */
 const NO_TAB = -1;
-const RESOURCE_TYPES = [
-  "main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping",
-  "csp_report", "media", "websocket", "webtransport", "webbundle", "other",
-];
+const DOCUMENTS = ["main_frame", "sub_frame"];
+const SUBRESOURCES = ["stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
+const RESOURCE_TYPES = [...DOCUMENTS, ...SUBRESOURCES];
 const SCHEMES = /** @type {const} */ ({ http: "(?:http|ws)", https: "(?:https|wss)" });
 const DEFAULT_PORTS = ["80", "443"];
 // The browser writes a request's address in ASCII (punycode, percent-escapes), host in lower case. A
@@ -67,9 +68,10 @@ export function ruleRegexes(rule) {
 /**
  * The session rules for a stored list, sparing the given tabs. Empty: nothing to block.
  * @param {unknown} storedValue @param {number[]} spared the person's tabs
+ * @param {number[]} [debugged] tabs whose documents the debugger's interception looks after
  * @returns {chrome.declarativeNetRequest.Rule[]}
  */
-export function sessionRules(storedValue, spared) {
+export function sessionRules(storedValue, spared, debugged = []) {
   const parsed = parseBlockList(storedValue);
   // A damaged list blocks every web address, as every other check does.
   const filters = parsed.ok
@@ -79,10 +81,12 @@ export function sessionRules(storedValue, spared) {
   const rules = [];
   for (const { regex, host } of filters) {
     const named = host !== "" && host !== LOOPBACK && !/^[\d.]+$|^\[/.test(host);
+    const common = { regexFilter: regex, isUrlFilterCaseSensitive: true };
     rules.push(
-      { id: rules.length + 1, priority: 1, action: { type: "block" }, condition: { regexFilter: regex, isUrlFilterCaseSensitive: true, resourceTypes: RESOURCE_TYPES, excludedTabIds: [...spared, NO_TAB] } },
+      { id: rules.length + 1, priority: 1, action: { type: "block" }, condition: { ...common, resourceTypes: DOCUMENTS, excludedTabIds: [...spared, ...debugged, NO_TAB] } },
+      { id: rules.length + 2, priority: 1, action: { type: "block" }, condition: { ...common, resourceTypes: SUBRESOURCES, excludedTabIds: [...spared, NO_TAB] } },
       {
-        id: rules.length + 2,
+        id: rules.length + 3,
         priority: 1,
         action: { type: "block" },
         condition: {
@@ -114,21 +118,28 @@ export function sessionRules(storedValue, spared) {
  *   onChanged: ChromeEvent,
  *   sessions: {list(): {sessionId: string, windowId: number}[], ownerOf(tab: Tab): Promise<string | null>, onChange(fn: () => void): () => void, ready: Promise<unknown>},
  *   isBlocked: (url: string | undefined) => Promise<boolean>,
+ *   onDetach?: (fn: (tabId: number) => void) => void,
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   navigationErrors: webNavigation.onErrorOccurred (a person's first page the rule got to is loaded again)
  */
-export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onChanged, sessions, isBlocked, log = console }) {
+export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onChanged, sessions, isBlocked, onDetach = () => {}, log = console }) {
   /** Tabs opened by a tab the agent could drive: never the person's, wherever they open. @type {Set<number>} */
   const agentOpened = new Set();
   /** The person's tabs, as the rules last spared them. @type {Set<number>} */
   let spared = new Set();
   // Events come in the worker's first turn; the rules are brought in line once the sessions are known.
   let updates = Promise.resolve();
+  /** Tabs the debugger is attached to. @type {Set<number>} */
+  const debuggedTabs = new Set();
+  onDetach((tabId) => {
+    if (debuggedTabs.delete(tabId)) refresh();
+  });
 
   tabs.onCreated.addListener((/** @type {Tab} */ tab) => void created(tab));
   tabs.onRemoved.addListener((/** @type {number} */ tabId) => {
     agentOpened.delete(tabId);
+    debuggedTabs.delete(tabId);
     refresh();
   });
   tabs.onAttached.addListener(() => refresh());
@@ -173,12 +184,22 @@ export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onCha
     const stored = open ? (await storage.get(STORAGE_KEY).catch(() => ({ [STORAGE_KEY]: { unreadable: true } })))[STORAGE_KEY] : undefined;
     const persons = new Set();
     if (open) for (const tab of await tabs.query({})) if (await isPersons(tab)) persons.add(/** @type {number} */ (tab.id));
-    const rules = open ? sessionRules(stored, [...persons].sort((a, b) => a - b)) : [];
+    const sorted = (/** @type {Set<number>} */ set) => [...set].sort((a, b) => a - b);
+    const rules = open ? sessionRules(stored, sorted(persons), sorted(debuggedTabs)) : [];
     const old = await dnr.getSessionRules();
     spared = persons;
     if (old.length === 0 && rules.length === 0) return;
     await dnr.updateSessionRules({ removeRuleIds: old.map((r) => r.id), addRules: rules });
   }
 
-  return { refresh };
+  return {
+    refresh,
+
+    /** The debugger attached to the tab: its documents are the interception's from when this resolves. @param {number} tabId */
+    async debugged(tabId) {
+      if (debuggedTabs.has(tabId)) return;
+      debuggedTabs.add(tabId);
+      await refresh();
+    },
+  };
 }

@@ -185,6 +185,11 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
         failure = err ?? new Error("handler failed");
       }
       if (failure instanceof RpcError && failure.code === "blocked_site") throw failure;
+      // The browser's request rules (request-block.js) held a page of a blocked site.
+      if (failure instanceof RpcError && failure.reason === "navigation_failed" && /ERR_BLOCKED_BY_CLIENT/.test(String(failure.data?.error_text))) {
+        const tabId = failure.data?.tab_id ?? params.tab_id;
+        throw await refusal("the page tried to go to a site the person blocked; it was stopped before reaching it", Number.isInteger(tabId) ? { tab_id: tabId } : {});
+      }
       const opened = /** @type {any} */ (result)?.opened_tab;
       if (opened && Number.isInteger(opened.tab_id)) {
         const tab = await tabs.get(opened.tab_id).catch(() => null);
