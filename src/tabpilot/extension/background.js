@@ -111,6 +111,7 @@ const requests = createRequestBlock({
   sessions,
   isBlocked: (url) => sites.isBlocked(url),
   onDetach: (fn) => cdp.onDetach(fn),
+  self: chrome.runtime.id,
 });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});

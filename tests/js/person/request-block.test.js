@@ -39,6 +39,7 @@ test("the rules spare the person's tabs only; requests of no tab are held but fo
   assert.equal(rules[5].condition.excludedInitiatorDomains, undefined, "loopback: no site's own worker is told apart");
   assert.deepEqual(new Set(rules.map((r) => r.id)).size, 18);
   assert.equal(sessionRules([], [1]).length, 0);
+  assert.deepEqual(sessionRules(["localhost"], [], [], "ext-id")[2].condition.excludedInitiatorDomains, ["ext-id"], "the daemon link is never held");
   assert.equal(sessionRules("damaged", [1])[0].condition.regexFilter, "^(?:https?|wss?)://");
 });
 

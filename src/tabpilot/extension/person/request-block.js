@@ -69,9 +69,10 @@ export function ruleRegexes(rule) {
  * The session rules for a stored list, sparing the given tabs. Empty: nothing to block.
  * @param {unknown} storedValue @param {number[]} spared the person's tabs
  * @param {number[]} [debugged] tabs whose documents the debugger's interception looks after
+ * @param {string} [self] this extension's id: its own requests (the daemon link) are never held
  * @returns {chrome.declarativeNetRequest.Rule[]}
  */
-export function sessionRules(storedValue, spared, debugged = []) {
+export function sessionRules(storedValue, spared, debugged = [], self = "") {
   const parsed = parseBlockList(storedValue);
   // A damaged list blocks every web address, as every other check does.
   const filters = parsed.ok
@@ -94,7 +95,7 @@ export function sessionRules(storedValue, spared, debugged = []) {
           isUrlFilterCaseSensitive: true,
           resourceTypes: RESOURCE_TYPES,
           tabIds: [NO_TAB],
-          ...(named ? { excludedInitiatorDomains: [host] } : {}),
+          ...(named || self ? { excludedInitiatorDomains: [...(named ? [host] : []), ...(self ? [self] : [])] } : {}),
         },
       },
     );
@@ -119,11 +120,12 @@ export function sessionRules(storedValue, spared, debugged = []) {
  *   sessions: {list(): {sessionId: string, windowId: number}[], ownerOf(tab: Tab): Promise<string | null>, onChange(fn: () => void): () => void, ready: Promise<unknown>},
  *   isBlocked: (url: string | undefined) => Promise<boolean>,
  *   onDetach?: (fn: (tabId: number) => void) => void,
+ *   self?: string,
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   navigationErrors: webNavigation.onErrorOccurred (a person's first page the rule got to is loaded again)
  */
-export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onChanged, sessions, isBlocked, onDetach = () => {}, log = console }) {
+export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onChanged, sessions, isBlocked, onDetach = () => {}, self = "", log = console }) {
   /** Tabs opened by a tab the agent could drive: never the person's, wherever they open. @type {Set<number>} */
   const agentOpened = new Set();
   /** The person's tabs, as the rules last spared them. @type {Set<number>} */
@@ -185,7 +187,7 @@ export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onCha
     const persons = new Set();
     if (open) for (const tab of await tabs.query({})) if (await isPersons(tab)) persons.add(/** @type {number} */ (tab.id));
     const sorted = (/** @type {Set<number>} */ set) => [...set].sort((a, b) => a - b);
-    const rules = open ? sessionRules(stored, sorted(persons), sorted(debuggedTabs)) : [];
+    const rules = open ? sessionRules(stored, sorted(persons), sorted(debuggedTabs), self) : [];
     const old = await dnr.getSessionRules();
     spared = persons;
     if (old.length === 0 && rules.length === 0) return;
