@@ -185,9 +185,12 @@ export function createRequestBlock({ dnr, tabs, navigationErrors, storage, onCha
     const open = sessions.list().length > 0;
     const stored = open ? (await storage.get(STORAGE_KEY).catch(() => ({ [STORAGE_KEY]: { unreadable: true } })))[STORAGE_KEY] : undefined;
     const persons = new Set();
-    if (open) for (const tab of await tabs.query({})) if (await isPersons(tab)) persons.add(/** @type {number} */ (tab.id));
+    // With nothing blocked there is no tab to tell apart.
+    const listed = parseBlockList(stored);
+    const any = open && (!listed.ok || listed.rules.length > 0);
+    if (any) for (const tab of await tabs.query({})) if (await isPersons(tab)) persons.add(/** @type {number} */ (tab.id));
     const sorted = (/** @type {Set<number>} */ set) => [...set].sort((a, b) => a - b);
-    const rules = open ? sessionRules(stored, sorted(persons), sorted(debuggedTabs), self) : [];
+    const rules = any ? sessionRules(stored, sorted(persons), sorted(debuggedTabs), self) : [];
     const old = await dnr.getSessionRules();
     spared = persons;
     if (old.length === 0 && rules.length === 0) return;
