@@ -6,7 +6,7 @@
 // tab: Target.setAutoAttach (flatten) reports each one with a sessionId, and chrome.debugger (Chrome
 // 125+) takes {tabId, sessionId} as a target. Their events reach only listeners that ask for them.
 import { RpcError } from "../link/protocol.js";
-import { browserPage, isBrowserPage } from "./urls.js";
+import { isBrowserPage, notDebugged } from "./urls.js";
 
 const PROTOCOL_VERSION = "1.3";
 
@@ -182,7 +182,7 @@ export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, s
   /** @param {number} tabId */
   async function doAttach(tabId) {
     const shows = await tabUrl(tabId);
-    if (isBrowserPage(shows)) throw browserPage(/** @type {string} */ (shows));
+    if (isBrowserPage(shows)) throw notDebugged(tabId, /** @type {string} */ (shows));
     try {
       await debuggerApi.attach({ tabId }, PROTOCOL_VERSION);
     } catch (err) {

@@ -67,6 +67,18 @@ export function browserPage(href, data = {}) {
 }
 
 /**
+ * A tab of the agent's that shows a browser or extension page: tabpilot never debugs it (the agent can
+ * only open another page in it, or close it).
+ * @param {number} tabId @param {string} href
+ */
+export function notDebugged(tabId, href) {
+  return new RpcError("cdp_failed", `tab ${tabId} shows ${href}, a browser or extension page, which tabpilot never debugs`, "page_not_debuggable", {
+    tab_id: tabId,
+    hint: "Browser and extension pages are the person's: use another tab, or ask the person to leave that page.",
+  });
+}
+
+/**
  * @param {URL} url
  * @param {boolean} allowFile
  */

@@ -17,7 +17,7 @@
 import { RpcError } from "../link/protocol.js";
 import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
 import { LOOPBACK } from "./site-address.js";
-import { browserPage, isBrowserPage } from "../browser/urls.js";
+import { isBrowserPage, notDebugged } from "../browser/urls.js";
 
 export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
 /** For a tab that is on (or holds a frame of) a blocked site: the way out is to leave it, never to go in. */
@@ -226,7 +226,7 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
      */
     async admit(tab, { frames = true } = {}) {
       const data = { tab_id: tab.id };
-      for (const url of [tab.pendingUrl, tab.url]) if (isBrowserPage(url)) throw browserPage(/** @type {string} */ (url), data);
+      for (const url of [tab.pendingUrl, tab.url]) if (isBrowserPage(url)) throw notDebugged(tab.id, /** @type {string} */ (url));
       if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, data, LEAVE_HINT);
       if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, data, LEAVE_HINT);
       if (!frames) return;
