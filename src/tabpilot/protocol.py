@@ -107,6 +107,7 @@ REASONS = frozenset(
         "bad_url",
         "url_scheme_refused",
         "file_url_refused",
+        "browser_page",
         "navigation_failed",
         "navigation_timeout",
         "no_history_entry",

@@ -100,14 +100,8 @@ def debugged(tp: Tabpilot, url: str) -> bool:
 def answer_borrow(tp: Tabpilot, url: str, action: str) -> None:
     """The person answers the borrow prompt in the page, once its buttons are armed."""
     with person_at(tp, url) as person:
-
-        def armed() -> Any:
-            node = person.overlay_node(action=action)
-            return node if node and "disabled" not in node.get("attributes", [])[::2] else None
-
-        node = wait_until(armed, timeout=15, interval=0.05)
-        person.click(*person.center_of(node))
-        wait_until(lambda: person.overlay_node(action=action) is None, timeout=5, interval=0.05)
+        person.click(*person.wait_for(action=action, timeout=15))
+        wait_until(lambda: person.prompt_frame("borrow") is None, timeout=5, interval=0.05)
 
 
 def error_of(result: Any) -> dict[str, Any]:
@@ -201,7 +195,7 @@ def test_deny_no_answer_and_another_sessions_borrow_are_refusals(
     assert 2 <= time.monotonic() - started < 5
     assert notifications() == []
     with person_at(tp, urls[0]) as person:
-        assert person.overlay_node(action="allow") is None
+        assert person.prompt_frame("borrow") is None
     assert tab(browser_ui, theirs)["windowId"] == home
 
     # a tab borrowed by one session is not another's to ask for
@@ -258,7 +252,8 @@ def test_blocked_sites_are_never_reached(
 ) -> None:
     page = pages.url("actions/popups.html")
     tp.run("open", page)
-    block(browser_ui, "localhost", "# a comment", "bank.example.com")
+    # every name of this machine is one site: the pattern names the blocked server by its port
+    block(browser_ui, f"localhost:{other_site.server.server_address[1]}", "# a comment", "bank.example.com")
     seen = len(other_site.requests)
 
     error = error_of(tp.run("open", other_site.url("index.html"), "--json", check=False))
@@ -298,7 +293,7 @@ def test_blocked_sites_are_never_reached(
     error = error_of(tp.run("tab", "borrow", str(theirs), "--json", check=False))
     assert error["code"] == "blocked_site"
     with person_at(tp, other_site.url("second.html?theirs")) as person:
-        assert person.overlay_node(action="allow") is None
+        assert person.prompt_frame("borrow") is None
     assert chrome(browser_ui, "chrome.notifications.getAll()") == {}
 
 

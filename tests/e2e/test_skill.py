@@ -131,4 +131,4 @@ def press_done(tp: Tabpilot, url: str) -> None:
     """The person reads the help panel and presses Done."""
     with person_at(tp, url) as person:
         person.click(*person.wait_for(action="help-done", timeout=20))
-        wait_until(lambda: person.overlay_node(action="help-done") is None, timeout=5, interval=0.05)
+        wait_until(lambda: person.prompt_frame("help") is None, timeout=5, interval=0.05)

@@ -19,7 +19,7 @@ const LAYERS = [
   ["person"],
   ["tools"],
   ["panel"],
-  ["", "content", "popup", "options", "sidepanel"],
+  ["", "content", "prompt", "popup", "options", "sidepanel"],
 ];
 
 /** @param {string} dir @returns {string[]} */

@@ -27,6 +27,8 @@ import { wireStop } from "./person/stop.js";
 import { createPanelBridge } from "./panel/bridge.js";
 import { createAttachments } from "./panel/attachments.js";
 import { registerPanelOpeners } from "./panel/opener.js";
+import { wireToolbar } from "./person/toolbar.js";
+import { createRequestBlock } from "./person/request-block.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -36,7 +38,11 @@ const config = createConfig({
 const cdp = createCdp({
   debuggerApi: chrome.debugger,
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
-  setupTarget: (send) => sites.intercept(send),
+  tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
+  setupTarget: async (send, tabId) => {
+    await sites.intercept(send);
+    await requests.debugged(tabId);
+  },
 });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
@@ -98,6 +104,18 @@ wireStop({
   overlay,
   emit: (name, payload) => connection.emit(name, payload),
   abortSession: (sessionId, reason) => dispatcher.abortSession(sessionId, reason),
+});
+wireToolbar({ action: chrome.action, sessions, overlay });
+const requests = createRequestBlock({
+  dnr: chrome.declarativeNetRequest,
+  tabs: chrome.tabs,
+  navigationErrors: chrome.webNavigation.onErrorOccurred,
+  storage: chrome.storage.local,
+  onChanged: chrome.storage.onChanged,
+  sessions,
+  isBlocked: (url) => sites.isBlocked(url),
+  onDetach: (fn) => cdp.onDetach(fn),
+  self: chrome.runtime.id,
 });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});

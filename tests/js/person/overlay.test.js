@@ -28,7 +28,7 @@ function setup({ pages = {} } = {}) {
       return page(message);
     },
   };
-  const runtime = { id: EXT, onMessage: new FakeEvent() };
+  const runtime = { id: EXT, onMessage: new FakeEvent(), getURL: (path) => `chrome-extension://${EXT}/${path}` };
   const windowOf = { 1: 10, 2: 10, 3: 20 };
   const sessions = {
     async ownerOf(tab) {
@@ -38,7 +38,8 @@ function setup({ pages = {} } = {}) {
       return sessionId === "s1" ? [{ id: 1 }, { id: 2 }] : [];
     },
   };
-  const overlay = createOverlay({ tabs, runtime, sessions, log: quiet });
+  let tokens = 0;
+  const overlay = createOverlay({ tabs, runtime, sessions, token: () => `secret-${++tokens}`, log: quiet });
   overlay.onStop((sessionId, tabId) => stops.push([sessionId, tabId]));
   overlay.onResume((sessionId) => resumes.push(sessionId));
   /** A message from the content script of a tab's frame; resolves its reply (undefined: not answered). */
@@ -51,27 +52,45 @@ function setup({ pages = {} } = {}) {
       });
       if (!handled && !answered) resolve(undefined);
     });
-  return { overlay, sent, stops, resumes, fromPage };
+  /** A message from a prompt frame (prompt/prompt.html, or another page) in a tab; resolves its reply. */
+  const fromPrompt = (tabId, message, { url = `chrome-extension://${EXT}/prompt/prompt.html?borrow#x`, id = EXT } = {}) =>
+    new Promise((resolve) => {
+      let answered = false;
+      const handled = runtime.onMessage.listeners[0](message, { id, frameId: 7, url, tab: { id: tabId } }, (r) => {
+        answered = true;
+        resolve(r);
+      });
+      if (!handled && !answered) resolve(undefined);
+    });
+  return { overlay, sent, stops, resumes, fromPage, fromPrompt };
 }
 
 const ok = () => ({ ok: true });
 const shown = (m) => (m.kind === "borrow" || m.kind === "help" ? { shown: true } : { ok: true });
 
-test("a borrow is answered by the page of the tab that was asked, and only by it", async () => {
-  const { overlay, sent, fromPage } = setup({ pages: { 3: shown } });
+test("a borrow is answered only by the prompt frame holding the ask's token, in the tab that was asked", async () => {
+  const { overlay, sent, fromPage, fromPrompt } = setup({ pages: { 3: shown } });
   const answer = overlay.askBorrow(3, { requestId: "r1", sessionId: "s1", reason: "  read   the total ", timeoutMs: 5000 });
   await tick();
   const [tabId, message, options] = sent[0];
   assert.equal(tabId, 3);
   assert.deepEqual(options, { frameId: 0 });
   assert.equal(message.kind, "borrow");
-  assert.deepEqual({ ...message.ask, deadline: 0 }, { session_id: "s1", reason: "read the total", request_id: "r1", deadline: 0 });
-  // another tab's page, a child frame and a foreign sender cannot answer it
-  assert.deepEqual(await fromPage(1, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }), { ok: false });
-  assert.equal(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }, { frameId: 4 }), undefined);
-  assert.equal(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }, { id: "other" }), undefined);
-  assert.deepEqual(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "yes please" }), { ok: false });
-  assert.deepEqual(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "deny" }), { ok: true });
+  assert.deepEqual({ ...message.ask, deadline: 0 }, { session_id: "s1", reason: "read the total", request_id: "r1", token: "secret-1", deadline: 0 });
+  // the page's content script (which a page could impersonate) cannot answer at all
+  assert.equal(await fromPage(3, { kind: "overlay.borrow_answer", request_id: "r1", answer: "allow" }), undefined);
+  assert.equal(await fromPage(3, { kind: "prompt.answer", token: "secret-1", answer: "allow" }), undefined);
+  // the prompt frame gets what to show; a wrong token, another tab, another page or extension get nothing
+  const hello = await fromPrompt(3, { kind: "prompt.hello", token: "secret-1" });
+  assert.equal(hello.kind, "borrow");
+  assert.equal(hello.tab_id, 3);
+  assert.equal(hello.view.reason, "read the total");
+  assert.equal(await fromPrompt(3, { kind: "prompt.answer", token: "secret-2", answer: "allow" }), null);
+  assert.equal(await fromPrompt(1, { kind: "prompt.answer", token: "secret-1", answer: "allow" }), null);
+  assert.equal(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "allow" }, { url: `chrome-extension://${EXT}/options/options.html` }), undefined);
+  assert.equal(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "allow" }, { id: "other" }), undefined);
+  assert.deepEqual(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "yes please" }), { ok: false });
+  assert.deepEqual(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "deny" }), { ok: true });
   assert.equal(await answer, "deny");
   await tick();
   assert.deepEqual(sent.at(-1)[1], { kind: "ask_end", request_id: "r1" });
@@ -98,7 +117,7 @@ test("a page that starts (after a navigation) gets its session's badge and what 
   assert.ok(agentTab.session.activity.startsWith("click @e12 x") && agentTab.session.activity.length === 120);
   assert.equal(agentTab.borrow, null);
   assert.deepEqual({ ...agentTab.help, deadline: 0 }, {
-    session_id: "s1", title: "Log in", prompt: "Please log in", rects: [{ x: 1, y: 2, width: 3, height: 4 }], request_id: "h1", deadline: 0,
+    session_id: "s1", title: "Log in", prompt: "Please log in", rects: [{ x: 1, y: 2, width: 3, height: 4 }], request_id: "h1", token: "secret-2", deadline: 0,
   });
   const userTab = await fromPage(3, { kind: "overlay.hello" });
   assert.equal(userTab.session, null);

@@ -72,6 +72,11 @@ test("intercept patterns: one per blocked host, everything for a damaged list, n
     { urlPattern: "*mail.example.com*", requestStage: "Request" },
   ]);
   assert.deepEqual(interceptPatterns("bank.example.com"), [{ urlPattern: "*", requestStage: "Request" }]);
+  assert.deepEqual(
+    interceptPatterns(["LOCALHOST.:8080", "10.1"]).map((p) => p.urlPattern),
+    ["*localhost*", "*127.*", "*0.0.0.0*", "*[*", "*10.0.0.1*"],
+    "every spelling the browser may send of loopback and IPv4 hosts",
+  );
 });
 
 test("admit refuses a tab on a blocked site, or going to one, or with a blocked frame, without naming the pattern", async () => {

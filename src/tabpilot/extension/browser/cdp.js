@@ -6,6 +6,7 @@
 // tab: Target.setAutoAttach (flatten) reports each one with a sessionId, and chrome.debugger (Chrome
 // 125+) takes {tabId, sessionId} as a target. Their events reach only listeners that ask for them.
 import { RpcError } from "../link/protocol.js";
+import { isBrowserPage, notDebugged } from "./urls.js";
 
 const PROTOCOL_VERSION = "1.3";
 
@@ -48,13 +49,15 @@ const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: 
  * @param {{
  *   debuggerApi: DebuggerApi,
  *   tabExists: (tabId: number) => Promise<boolean>,
- *   setupTarget?: (send: (method: string, params?: object) => Promise<any>) => Promise<void>,
+ *   tabUrl?: (tabId: number) => Promise<string | null>,
+ *   setupTarget?: (send: (method: string, params?: object) => Promise<any>, tabId: number) => Promise<void>,
  *   log?: Pick<Console, "warn">,
  * }} deps
+ *   tabUrl: the address the tab shows or goes to (a browser or extension page is never attached)
  *   setupTarget: what every target (a tab, an out-of-process frame) gets before anything else once we
  *   attach to it (the blocked sites' request interception); a tab whose setup fails is not attached
  */
-export function createCdp({ debuggerApi, tabExists, setupTarget = async () => {}, log = console }) {
+export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, setupTarget = async () => {}, log = console }) {
   /** @type {Map<number, Promise<void>>} */
   const attachments = new Map();
   /** Why Chrome last ended our session on a tab ("target_closed", "canceled_by_user"). */
@@ -102,13 +105,18 @@ export function createCdp({ debuggerApi, tabExists, setupTarget = async () => {}
   function onChildAttached(tabId, parentSessionId, params) {
     const info = params.targetInfo ?? {};
     if (typeof params.sessionId !== "string" || info.type !== "iframe") return;
+    if (isBrowserPage(info.url)) {
+      // An extension's frame in the page (tabpilot's own prompts among them) is never the agent's.
+      void debuggerApi.sendCommand(parentSessionId === null ? { tabId } : { tabId, sessionId: parentSessionId }, "Target.detachFromTarget", { sessionId: params.sessionId }).catch(() => {});
+      return;
+    }
     let children = childSessions.get(tabId);
     if (!children) childSessions.set(tabId, (children = new Map()));
     const sessionId = params.sessionId;
     children.set(sessionId, { sessionId, targetId: info.targetId, url: info.url ?? "", parentSessionId });
     const target = { tabId, sessionId };
     void (async () => {
-      await setupTarget((method, commandParams) => debuggerApi.sendCommand(target, method, commandParams));
+      await setupTarget((method, commandParams) => debuggerApi.sendCommand(target, method, commandParams), tabId);
       for (const [method, commandParams] of [["Runtime.enable", {}], ["Page.enable", {}], ["Target.setAutoAttach", AUTO_ATTACH]]) {
         await debuggerApi.sendCommand(target, method, commandParams);
       }
@@ -173,6 +181,8 @@ export function createCdp({ debuggerApi, tabExists, setupTarget = async () => {}
 
   /** @param {number} tabId */
   async function doAttach(tabId) {
+    const shows = await tabUrl(tabId);
+    if (isBrowserPage(shows)) throw notDebugged(tabId, /** @type {string} */ (shows));
     try {
       await debuggerApi.attach({ tabId }, PROTOCOL_VERSION);
     } catch (err) {
@@ -185,7 +195,7 @@ export function createCdp({ debuggerApi, tabExists, setupTarget = async () => {}
     }
     detachReasons.delete(tabId);
     try {
-      await setupTarget((method, params) => rawSend(tabId, method, params));
+      await setupTarget((method, params) => rawSend(tabId, method, params), tabId);
       await rawSend(tabId, "Page.enable");
       await rawSend(tabId, "Runtime.enable");
       await rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true });

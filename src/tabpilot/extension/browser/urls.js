@@ -20,6 +20,28 @@ function isLoopbackHost(/** @type {string} */ hostname) {
   );
 }
 
+/** The Web Store: the browser lets no extension script it, and an agent has no business there. */
+const WEB_STORE = /^https?:\/\/(?:chromewebstore\.google\.com(?:[:/?#]|$)|chrome\.google\.com(?::\d+)?\/webstore(?:[/?#]|$))/i;
+
+/**
+ * Whether an address is one of the browser's or an extension's own pages (chrome://, chrome-extension://,
+ * devtools://, view-source:, edge://, the Web Store, …): never listed for the agent, never borrowed,
+ * navigated to or attached. Web pages, files, about:blank, data: and blob: pages are not.
+ * @param {string | undefined | null} raw
+ */
+export function isBrowserPage(raw) {
+  if (!raw) return false;
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return true;
+  }
+  if (WEB_SCHEMES.has(url.protocol)) return WEB_STORE.test(url.href);
+  if (url.protocol === "blob:") return isBrowserPage(url.pathname);
+  return !["about:", "data:", "file:"].includes(url.protocol) || (url.protocol === "about:" && url.pathname !== "blank" && url.pathname !== "srcdoc");
+}
+
 /** @param {string} message */
 function badUrl(message) {
   return new RpcError("invalid_params", message, "bad_url", {
@@ -36,6 +58,26 @@ function parse(text, base) {
   }
 }
 
+/** @param {string} href @param {Record<string, unknown>} [data] */
+export function browserPage(href, data = {}) {
+  return new RpcError("permission_denied", `${href} is a browser or extension page, which the agent never gets`, "browser_page", {
+    ...data,
+    hint: "Browser settings, extension pages, DevTools, view-source and the Web Store are the person's: ask them to do it there.",
+  });
+}
+
+/**
+ * A tab of the agent's that shows a browser or extension page: tabpilot never debugs it (the agent can
+ * only open another page in it, or close it).
+ * @param {number} tabId @param {string} href
+ */
+export function notDebugged(tabId, href) {
+  return new RpcError("cdp_failed", `tab ${tabId} shows ${href}, a browser or extension page, which tabpilot never debugs`, "page_not_debuggable", {
+    tab_id: tabId,
+    hint: "Browser and extension pages are the person's: use another tab, or ask the person to leave that page.",
+  });
+}
+
 /**
  * @param {URL} url
  * @param {boolean} allowFile
@@ -46,6 +88,7 @@ function checkScheme(url, allowFile) {
     if (url.hostname === "") throw badUrl(`URL has no host: ${url.href}`);
     // Chrome's URL parser escapes a space in the host ("exa%20mple.com") where Node's refuses it.
     if (/[%\s]/.test(url.hostname)) throw badUrl(`not a valid host name: ${url.hostname}`);
+    if (isBrowserPage(url.href)) throw browserPage(url.href);
     return;
   }
   if (scheme === "about:" && url.pathname === "blank") return;

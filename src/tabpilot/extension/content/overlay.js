@@ -5,7 +5,12 @@
 // person/overlay.js is its service-worker side. It stays idle in pages no session uses.
 //
 // The UI lives in a closed shadow root on one host element carrying `data-tabpilot-overlay`: page
-// scripts cannot reach into it, and the agent's snapshots, text, html and hit tests leave it out.
+// scripts cannot reach into it, and the agent's snapshots, text, html and hit tests leave it out. The
+// page can still style, cover, move or remove that host: the host's own style is put back whenever the
+// page touches it, and the borrow prompt and the help panel are not drawn here at all but are this
+// extension's page (prompt/prompt.html) in a frame, which takes a click only while the browser reports
+// it fully visible and unobscured, and re-arms its delay whenever it was moved or its host touched
+// (this script tells it so).
 // Every input event is looked at first here, on the window in the capture phase (registered at
 // document_start, before any page script): events aimed at the overlay are handled here and hidden from
 // the page; while the shield is up, the person's pointer and keys are swallowed, except during the
@@ -14,8 +19,12 @@
   if (window.top !== window) return;
 
   const HOST_TAG = "tabpilot-overlay";
-  /** Buttons of a prompt take clicks only after this long on screen, so a click meant for the page cannot land on Allow. */
-  const ARM_MS = 600;
+  /** Inline and important: the page's style sheets cannot hide or move the host (and inline changes are put back). */
+  const HOST_STYLE =
+    "all: initial !important; display: block !important; position: fixed !important; top: 0 !important; left: 0 !important;" +
+    " width: 0 !important; height: 0 !important; z-index: 2147483647 !important; pointer-events: none !important;" +
+    " opacity: 1 !important; transform: none !important; filter: none !important; clip-path: none !important;";
+  const PROMPT_PAGE = chrome.runtime.getURL("prompt/prompt.html");
   /** Half the side of the square the shield leaves free around the agent's pointer (its hover stays). */
   const HOLE_PX = 2;
   /**
@@ -33,7 +42,7 @@
   /**
    * @typedef {{id: string, paused: boolean, activity: string}} Badge
    * @typedef {{x: number, y: number, width: number, height: number}} Rect
-   * @typedef {{request_id: string, deadline: number, session_id: string, reason?: string, title?: string, prompt?: string, rects?: Rect[]}} Ask
+   * @typedef {{request_id: string, token: string, deadline: number, session_id: string, reason?: string, title?: string, prompt?: string, rects?: Rect[]}} Ask
    */
   const state = {
     /** @type {Badge | null} */ session: null,
@@ -46,14 +55,14 @@
     stopping: false,
     /** @type {Ask | null} */ borrow: null,
     /** @type {Ask | null} */ help: null,
-    helpCollapsed: false,
-    /** When the borrow prompt became visible to the person (arming its buttons). */
-    borrowShownAt: 0,
   };
+  /** Each prompt frame's height, as the frame reports it (its content decides). @type {Record<string, number>} */
+  const promptHeights = {};
 
   /** @type {HTMLElement | null} */ let host = null;
   /** @type {ShadowRoot | null} */ let root = null;
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
+  /** @type {number | undefined} */ let watching;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
 
   // ── Input: first look at every event ────────────────────────────────────────────────────────────────
@@ -73,7 +82,7 @@
   }
   for (const type of [...POINTER_EVENTS, ...KEY_EVENTS]) window.addEventListener(type, onInput, { capture: true, passive: false });
 
-  /** What the person did on the overlay: press a button (click, or Enter/Space on a focused one), type a note. @param {Event} e */
+  /** What the person did on the overlay: press a button (click, or Enter/Space on a focused one). @param {Event} e */
   function onOverlayInput(e) {
     if (!root) return;
     const me = /** @type {MouseEvent} */ (e);
@@ -99,12 +108,7 @@
     if (e.type === "keydown") {
       const ke = /** @type {KeyboardEvent} */ (e);
       const focused = /** @type {HTMLElement | null} */ (root.activeElement);
-      if (!focused) return;
-      if (focused.localName === "input" && ke.key === "Enter") {
-        e.preventDefault();
-        const done = root.querySelector('[data-action="help-done"]');
-        if (done) press(/** @type {HTMLElement} */ (done));
-      } else if ((ke.key === "Enter" || ke.key === " ") && focused.dataset.action) {
+      if (focused?.dataset.action && (ke.key === "Enter" || ke.key === " ")) {
         e.preventDefault();
         press(focused);
       }
@@ -124,27 +128,7 @@
       });
     } else if (action === "resume") {
       send({ kind: "overlay.resume" });
-    } else if (action === "allow" || action === "deny") {
-      const ask = state.borrow;
-      if (!ask || !armed()) return;
-      state.borrow = null;
-      render();
-      send({ kind: "overlay.borrow_answer", request_id: ask.request_id, answer: action });
-    } else if (action === "help-done" || action === "help-cancel") {
-      const ask = state.help;
-      if (!ask) return;
-      const note = /** @type {HTMLInputElement | null} */ (root?.querySelector("input.note"))?.value ?? "";
-      state.help = null;
-      render();
-      send({ kind: "overlay.help_answer", request_id: ask.request_id, outcome: action === "help-done" ? "continued" : "cancelled", note });
-    } else if (action === "help-collapse") {
-      state.helpCollapsed = !state.helpCollapsed;
-      render();
     }
-  }
-
-  function armed() {
-    return document.visibilityState === "visible" && state.borrowShownAt > 0 && Date.now() - state.borrowShownAt >= ARM_MS;
   }
 
   // ── Talking to the service worker ───────────────────────────────────────────────────────────────────
@@ -160,10 +144,24 @@
   }
 
   chrome.runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
-    if (sender?.id !== chrome.runtime.id || sender.tab) return false;
+    if (sender?.id !== chrome.runtime.id) return false;
+    if (typeof sender.url === "string" && sender.url.startsWith(PROMPT_PAGE)) {
+      if (message?.kind === "prompt_size") promptSized(message);
+      return false;
+    }
+    if (sender.tab) return false;
     reply(onWorker(message));
     return false;
   });
+
+  /** A prompt frame says how tall its content is. @param {any} m */
+  function promptSized(m) {
+    const kind = state.borrow?.token === m.token ? "borrow" : state.help?.token === m.token ? "help" : null;
+    if (kind === null || typeof m.height !== "number" || !Number.isFinite(m.height)) return;
+    promptHeights[kind] = Math.min(Math.max(0, Math.ceil(m.height)), 2000);
+    const frame = /** @type {HTMLIFrameElement | undefined} */ (parts[kind]?.querySelector("iframe"));
+    if (frame) frame.style.height = `${promptHeights[kind]}px`;
+  }
 
   /** @param {any} m */
   function onWorker(m) {
@@ -216,22 +214,9 @@
 
   /** @param {"borrow" | "help"} kind @param {Ask | null} ask */
   function showAsk(kind, ask) {
-    if (!ask || typeof ask.request_id !== "string") return;
+    if (!ask || typeof ask.request_id !== "string" || typeof ask.token !== "string") return;
     if (state[kind]?.request_id === ask.request_id) return;
     state[kind] = ask;
-    if (kind === "borrow") armLater();
-    else state.helpCollapsed = false;
-  }
-
-  document.addEventListener("visibilitychange", () => {
-    // A prompt in a background tab is armed only once the person can see it.
-    if (state.borrow) armLater();
-  });
-
-  /** The borrow prompt's buttons take clicks ARM_MS after the person can see them (not before). */
-  function armLater() {
-    state.borrowShownAt = document.visibilityState === "visible" ? Date.now() : 0;
-    if (state.borrowShownAt) setTimeout(tick, ARM_MS);
   }
 
   send({ kind: "overlay.hello" }).then((/** @type {any} */ r) => {
@@ -261,31 +246,13 @@
     button[disabled] { opacity: .5; cursor: default; }
     .stop { background: #dc2626; color: #fff; }
     .resume { background: #f3f4f6; color: #111827; }
-    .card { position: fixed; width: min(400px, calc(100vw - 24px)); padding: 14px 16px; border-radius: 12px;
-      background: #fff; color: #111827; box-shadow: 0 8px 30px rgba(0,0,0,.3); border: 1px solid #e5e7eb; pointer-events: auto; }
-    .borrow { top: 16px; right: 16px; }
-    .help { left: 50%; bottom: 56px; transform: translateX(-50%); }
-    .card h1 { margin: 0 0 6px; font-size: 15px; font-weight: 700; }
-    .card p { margin: 0 0 8px; white-space: pre-wrap; overflow-wrap: anywhere; }
-    .muted { color: #6b7280; font-size: 12px; }
-    .row { display: flex; gap: 8px; justify-content: flex-end; align-items: center; margin-top: 10px; }
-    .row .muted { margin-right: auto; }
-    .primary { background: #ea580c; color: #fff; }
-    .secondary { background: #f3f4f6; color: #111827; }
-    .head { display: flex; align-items: center; gap: 8px; }
-    .head h1 { flex: 1; margin: 0; }
-    .collapse { padding: 0 8px; color: #6b7280; }
-    .help.collapsed .body { display: none; }
-    input.note { all: unset; box-sizing: border-box; display: block; width: 100%; margin-top: 4px; padding: 6px 8px; border: 1px solid #d1d5db;
-      border-radius: 6px; background: #fff; color: #111827; cursor: text; }
+    .prompt { position: fixed; display: block; border: 0; margin: 0; padding: 0; height: 150px; width: min(400px, calc(100vw - 24px));
+      border-radius: 12px; background: transparent; color-scheme: normal; box-shadow: 0 8px 30px rgba(0,0,0,.3); pointer-events: auto; }
+    .prompt.borrow { top: 16px; right: 16px; }
+    .prompt.help { left: 50%; bottom: 72px; transform: translateX(-50%); }
     .passing, .passing * { pointer-events: none !important; }
     .mark { position: fixed; border: 3px solid #f97316; border-radius: 4px; box-shadow: 0 0 0 4px rgba(249,115,22,.25);
       pointer-events: none; }
-    @media (prefers-color-scheme: dark) {
-      .card { background: #1f2937; color: #f9fafb; border-color: #374151; }
-      .secondary { background: #374151; color: #f9fafb; }
-      input.note { background: #111827; color: #f9fafb; border-color: #4b5563; }
-    }
   `;
 
   /** @type {Record<string, HTMLElement>} */
@@ -293,17 +260,40 @@
   /** What each part was last drawn from: a part is redrawn only when that changes (a redrawn note field would lose the text being typed). */
   const drawn = /** @type {Record<string, string>} */ ({});
   const remount = new MutationObserver(() => {
-    if (host && visible() && host.parentNode !== document.documentElement) mount();
+    if (host && visible() && host.parentNode !== document.documentElement) {
+      mount();
+      promptsTouched();
+    }
   });
+  /** The page touched the host (its style, a class, `inert`, `popover`…): undo it, and the prompts re-arm. */
+  const reassert = new MutationObserver(() => {
+    if (!host) return;
+    restyleHost();
+    promptsTouched();
+  });
+
+  /** The host's style as the browser serialises it, for each visibility. @type {Record<string, string>} */
+  const hostCss = {};
+
+  function restyleHost() {
+    if (!host) return;
+    for (const name of host.getAttributeNames()) if (name !== "style" && name !== "data-tabpilot-overlay") host.removeAttribute(name);
+    const visibility = state.hidden ? "hidden" : "visible";
+    if (host.style.cssText !== hostCss[visibility]) {
+      host.style.cssText = `${HOST_STYLE} visibility: ${visibility} !important;`;
+      // As the browser writes it back, so the next comparison is exact.
+      hostCss[visibility] = host.style.cssText;
+    }
+    // Our own writes are no touch.
+    reassert.takeRecords();
+  }
 
   function mount() {
     if (!host) {
       host = document.createElement(HOST_TAG);
       host.setAttribute("data-tabpilot-overlay", "");
-      // Inline and important: the page's style sheets cannot hide or move it.
-      host.style.cssText =
-        "all: initial !important; display: block !important; position: fixed !important; top: 0 !important; left: 0 !important;" +
-        " width: 0 !important; height: 0 !important; z-index: 2147483647 !important; pointer-events: none !important;";
+      restyleHost();
+      reassert.observe(host, { attributes: true });
       root = host.attachShadow({ mode: "closed" });
       const style = document.createElement("style");
       style.textContent = CSS;
@@ -335,18 +325,13 @@
     return node;
   }
 
-  /** @param {number} deadline */
-  function left(deadline) {
-    const s = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-    return s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`;
-  }
-
   function render() {
     if (!visible()) {
       host?.remove();
       remount.disconnect();
       clearInterval(ticker);
       ticker = undefined;
+      watchPrompts();
       return;
     }
     // Before <html> exists (document_start), wait for it.
@@ -355,14 +340,13 @@
       return;
     }
     // Only what changed is written: a write the page must restyle for costs the agent's next call into it.
-    const visibility = state.hidden ? "hidden" : "visible";
-    if (host.style.getPropertyValue("visibility") !== visibility) host.style.setProperty("visibility", visibility, "important");
+    restyleHost();
     // During the agent's gesture the shield stays in place and only stops taking the pointer (a class:
     // no layout, no paint), so opening and closing it costs the page next to nothing.
     draw("shield", state.shieldBoxes && !state.help && [state.hole], () => shield());
     draw("marks", state.help && [state.help.request_id, state.help.rects], () => marks(/** @type {Ask} */ (state.help)));
-    draw("help", state.help && [state.help.request_id, state.help.session_id, state.helpCollapsed], () => helpPanel(/** @type {Ask} */ (state.help)));
-    draw("borrow", state.borrow && [state.borrow.request_id], () => borrowPrompt(/** @type {Ask} */ (state.borrow)));
+    draw("help", state.help && [state.help.token], () => promptFrame("help", /** @type {Ask} */ (state.help)));
+    draw("borrow", state.borrow && [state.borrow.token], () => promptFrame("borrow", /** @type {Ask} */ (state.borrow)));
     draw("badge", state.session && [state.session.id, state.session.paused, state.stopping], () => badge(/** @type {Badge} */ (state.session)));
     // What the agent does changes with every action: only that text is replaced.
     const doing = parts.badge.querySelector(".doing");
@@ -372,12 +356,65 @@
     const passing = state.passing ? "passing" : "";
     for (const part of Object.values(parts)) if (part.className !== passing) part.className = passing;
     if (state.help) positionMarks();
-    // Countdowns tick while something is asked.
-    if ((state.borrow || state.help) && ticker === undefined) ticker = setInterval(tick, 1000);
-    if (!state.borrow && !state.help && ticker !== undefined) {
+    // Highlight boxes follow the page while help is asked.
+    if (state.help && ticker === undefined) ticker = setInterval(positionMarks, 1000);
+    if (!state.help && ticker !== undefined) {
       clearInterval(ticker);
       ticker = undefined;
     }
+    watchPrompts();
+  }
+
+  /**
+   * The prompt frame for an ask: the extension's own page, told which ask by its token.
+   * @param {"borrow" | "help"} kind @param {Ask} ask
+   */
+  function promptFrame(kind, ask) {
+    delete promptHeights[kind];
+    const frame = /** @type {HTMLIFrameElement} */ (el("iframe", { class: `prompt ${kind}`, title: kind === "borrow" ? "tabpilot asks to borrow this tab" : "tabpilot asks for your help" }));
+    frame.src = `${PROMPT_PAGE}?${kind}#${ask.token}`;
+    return frame;
+  }
+
+  /** Where each prompt frame was last seen on screen. @type {Map<HTMLIFrameElement, string>} */
+  const promptPlaces = new Map();
+
+  /** While a prompt is up, look at its place every frame: a prompt that moved re-arms its delay. */
+  function watchPrompts() {
+    const asked = !!(state.borrow || state.help) && !!host;
+    if (asked && watching === undefined) watching = requestAnimationFrame(checkPlaces);
+    if (!asked && watching !== undefined) {
+      cancelAnimationFrame(watching);
+      watching = undefined;
+      promptPlaces.clear();
+    }
+  }
+
+  function checkPlaces() {
+    watching = undefined;
+    if (!root) return;
+    const frames = /** @type {HTMLIFrameElement[]} */ ([...root.querySelectorAll("iframe.prompt")]);
+    for (const frame of [...promptPlaces.keys()]) if (!frames.includes(frame)) promptPlaces.delete(frame);
+    for (const frame of frames) {
+      const r = frame.getBoundingClientRect();
+      const place = `${r.left},${r.top},${r.width},${r.height}`;
+      const before = promptPlaces.get(frame);
+      promptPlaces.set(frame, place);
+      if (before !== undefined && before !== place) touched(frame);
+    }
+    watchPrompts();
+  }
+
+  /** Every prompt re-arms (the page touched what holds them). */
+  function promptsTouched() {
+    if (!root) return;
+    for (const frame of root.querySelectorAll("iframe.prompt")) touched(/** @type {HTMLIFrameElement} */ (frame));
+  }
+
+  /** Tell a prompt frame (and only it: it checks the token) that it was moved or its host touched. @param {HTMLIFrameElement} frame */
+  function touched(frame) {
+    const secret = frame.src.split("#")[1];
+    if (secret) void send({ kind: "prompt.moved", token: secret });
   }
 
   /**
@@ -392,15 +429,6 @@
     parts[name].replaceChildren(...(Array.isArray(built) ? built : [built]));
   }
 
-  /** Refresh only the countdowns and the arming (a full render would reset what the person is typing). */
-  function tick() {
-    if (!root) return;
-    for (const node of root.querySelectorAll("[data-deadline]")) {
-      node.textContent = node.getAttribute("data-prefix") + left(Number(node.getAttribute("data-deadline")));
-    }
-    for (const button of root.querySelectorAll(".borrow button")) button.toggleAttribute("disabled", !armed());
-    positionMarks();
-  }
 
   /** The whole viewport, but for a little square around the agent's pointer: four plain boxes (cheap to hit test). */
   function shield() {
@@ -437,47 +465,6 @@
       el("span", { class: "dot" }),
       el("span", { class: "text" }, [el("span", { class: "name" }, [`tabpilot · ${s.id}`]), el("span", { class: "doing" })]),
       button,
-    ]);
-  }
-
-  /** @param {number} deadline @param {string} prefix */
-  function countdown(deadline, prefix) {
-    return el("span", { class: "muted", "data-deadline": String(deadline), "data-prefix": prefix }, [prefix + left(deadline)]);
-  }
-
-  /** @param {Ask} ask */
-  function borrowPrompt(ask) {
-    const allow = el("button", { class: "primary", "data-action": "allow" }, ["Allow"]);
-    const deny = el("button", { class: "secondary", "data-action": "deny" }, ["Deny"]);
-    if (!armed()) for (const b of [allow, deny]) b.setAttribute("disabled", "");
-    return el("div", { class: "card borrow", role: "alertdialog", "aria-label": "tabpilot asks to borrow this tab" }, [
-      el("h1", {}, ["An agent asks to use this tab"]),
-      el("p", {}, ["Session ", el("b", {}, [ask.session_id]), " of tabpilot wants to borrow this tab. It moves to the agent's window until it is given back."]),
-      ask.reason ? el("p", {}, ["Why: ", el("i", {}, [`“${ask.reason}”`])]) : null,
-      el("div", { class: "row" }, [countdown(ask.deadline, "No answer means no · "), deny, allow]),
-    ]);
-  }
-
-  /** @param {Ask} ask */
-  function helpPanel(ask) {
-    const note = /** @type {HTMLInputElement} */ (el("input", { class: "note", type: "text", placeholder: "A note for the agent (optional)", "aria-label": "Note for the agent" }));
-    const typed = /** @type {HTMLInputElement | null} */ (root?.querySelector("input.note"));
-    if (typed) note.value = typed.value;
-    return el("div", { class: state.helpCollapsed ? "card help collapsed" : "card help", role: "dialog", "aria-label": "tabpilot asks for your help" }, [
-      el("div", { class: "head" }, [
-        el("h1", {}, [ask.title || "The agent needs your help"]),
-        el("button", { class: "collapse", "data-action": "help-collapse", title: state.helpCollapsed ? "Expand" : "Collapse" }, [state.helpCollapsed ? "▴" : "▾"]),
-      ]),
-      el("div", { class: "body" }, [
-        el("p", { class: "muted" }, [`Session ${ask.session_id} of tabpilot`]),
-        el("p", {}, [ask.prompt ?? ""]),
-        note,
-      ]),
-      el("div", { class: "row" }, [
-        countdown(ask.deadline, "Time left · "),
-        el("button", { class: "secondary", "data-action": "help-cancel" }, ["Cancel"]),
-        el("button", { class: "primary", "data-action": "help-done" }, ["Done"]),
-      ]),
     ]);
   }
 

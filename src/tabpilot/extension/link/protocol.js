@@ -80,6 +80,7 @@ export const REASONS = Object.freeze(
     "bad_url",
     "url_scheme_refused",
     "file_url_refused",
+    "browser_page",
     "navigation_failed",
     "navigation_timeout",
     "no_history_entry",

@@ -9,8 +9,11 @@
 //   localhost:8080                      a host on one port
 //   example.com/admin                   paths starting with /admin on that host (and subdomains)
 //   https://mail.example.com/private/*  scheme, exact host, path glob (* matches anything, also /)
-// Host names are compared case-insensitively, paths case-sensitively. A pattern with a scheme
-// names exactly one host unless it starts with *. (https://*.example.com/…).
+// Hosts on both sides go through site-address.js first (case, IDN, every IPv4 and IPv6 spelling,
+// trailing dots, the names of this machine); paths are compared case-sensitively. A pattern with a
+// scheme names exactly one host unless it starts with *. (https://*.example.com/…). ws: and wss:
+// addresses count as http: and https:.
+import { canonicalHost, onThisMachine, siteAddress, LOOPBACK } from "./site-address.js";
 
 export const STORAGE_KEY = "tp_blocked_sites";
 
@@ -24,8 +27,6 @@ export const STORAGE_KEY = "tp_blocked_sites";
  *   path: RegExp | null,
  * }} Rule
  */
-
-const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)$/;
 
 /** @param {string} message @param {string} line */
 function invalid(message, line) {
@@ -66,7 +67,7 @@ export function compilePattern(text) {
     rest = rest.slice(schemeMatch[0].length);
   }
   const slash = rest.search(/[/?#]/);
-  const authority = (slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
   const pathPart = slash === -1 ? "" : rest.slice(slash);
   let hostPart = authority;
   /** @type {string | null} */
@@ -81,14 +82,15 @@ export function compilePattern(text) {
     hostPart = hostPart.slice(2);
     subdomains = true;
   }
-  if (!HOST.test(hostPart)) throw invalid("not a host name", line);
+  const host = canonicalHost(hostPart);
+  if (host === null) throw invalid("not a host name", line);
   if (pathPart !== "" && !pathPart.startsWith("/")) throw invalid("a path must start with /", line);
   return {
     source: line,
     scheme,
-    host: hostPart,
+    host,
     subdomains,
-    port,
+    port: port === null ? null : String(Number(port)),
     path: pathPart === "" || pathPart === "/" || pathPart === "/*" ? null : pathMatcher(pathPart),
   };
 }
@@ -138,33 +140,15 @@ export function parseBlockListText(text) {
   return { ok: true, entries };
 }
 
-/** @param {Rule} rule @param {URL} url */
-function matches(rule, url) {
-  const scheme = url.protocol.slice(0, -1);
-  if (rule.scheme !== null && rule.scheme !== scheme) return false;
-  const host = url.hostname.toLowerCase();
-  if (host !== rule.host && !(rule.subdomains && host.endsWith(`.${rule.host}`))) return false;
-  if (rule.port !== null) {
-    const port = url.port || (scheme === "https" ? "443" : "80");
-    if (port !== rule.port) return false;
-  }
-  return rule.path === null || rule.path.test(`${url.pathname}${url.search}`);
-}
-
-/**
- * The web address a URL belongs to for blocking purposes (blob: URLs carry their origin).
- * @param {string} raw
- * @returns {URL | null} null for addresses that are not web pages (about:blank, data:, …)
- */
-function webUrl(raw) {
-  let url;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
-  if (url.protocol === "blob:") return webUrl(url.pathname);
-  return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+/** @param {Rule} rule @param {import("./site-address.js").SiteAddress} site */
+function matches(rule, site) {
+  if (rule.scheme !== null && rule.scheme !== site.scheme) return false;
+  const under = site.host.endsWith(`.${rule.host}`);
+  // Every name under localhost reaches this machine, whatever the pattern says about subdomains.
+  const sameMachine = rule.host === LOOPBACK && onThisMachine(site.host);
+  if (site.host !== rule.host && !(rule.subdomains && under) && !sameMachine) return false;
+  if (rule.port !== null && rule.port !== site.port) return false;
+  return rule.path === null || rule.path.test(site.path);
 }
 
 /**
@@ -174,11 +158,10 @@ function webUrl(raw) {
  * @returns {string | null} the matching pattern (or why every page is blocked)
  */
 export function blockedBy(storedValue, rawUrl) {
-  if (!rawUrl) return null;
-  const url = webUrl(rawUrl);
-  if (url === null) return null;
+  const site = siteAddress(rawUrl);
+  if (site === null) return null;
   const parsed = parseBlockList(storedValue);
   if (!parsed.ok) return `every site (${parsed.error})`;
-  const rule = parsed.rules.find((r) => matches(r, url));
+  const rule = parsed.rules.find((r) => matches(r, site));
   return rule ? rule.source : null;
 }

@@ -12,6 +12,7 @@
 // Window, or closes, is theirs again at once.
 import { RpcError } from "../link/protocol.js";
 import { readSaved } from "../state/saved.js";
+import { browserPage, isBrowserPage } from "../browser/urls.js";
 
 export const STORAGE_KEY = "tp_borrowed";
 export const DEFAULT_CONSENT_MS = 60_000;
@@ -290,6 +291,9 @@ export function createBorrowing({
     const owner = await sessions.ownerOf(tab);
     if (owner === sessionId) throw refused("already_borrowed", `tab ${tabId} is already in session ${sessionId}'s Agent Window`, tabId, "Use it: it is one of your tabs.", "invalid_params");
     if (owner) throw new RpcError("not_found", `tab ${tabId} is not one of the person's tabs`, "unknown_tab", { tab_id: tabId, hint: "`tabpilot tab list --scope user` shows the person's tabs." });
+    for (const url of [tab.url, tab.pendingUrl]) {
+      if (isBrowserPage(url)) throw browserPage(/** @type {string} */ (url), { tab_id: tabId });
+    }
     if ((await sites.isBlocked(tab.url)) || (await sites.isBlocked(tab.pendingUrl))) {
       throw new RpcError("blocked_site", `tab ${tabId} is on a site the person blocked`, "site_blocked", {
         tab_id: tabId,

@@ -9,6 +9,12 @@
 // Messages to a page go to its top frame (chrome.tabs.sendMessage); pages talk back with
 // chrome.runtime.sendMessage, and the sender's tab, not anything the message says, decides which
 // session and which request an answer is for.
+//
+// The borrow prompt and the help panel are not drawn by the page's content script: they are this
+// extension's own page (prompt/prompt.html) in a frame the content script puts in the overlay, which
+// runs in the extension's process, so the page can neither script it nor forge its answers. Only that
+// frame, in the tab that was asked and holding the ask's random token, can answer; it takes a click
+// only while the browser reports it fully visible and unobscured (prompt/prompt.js).
 
 /**
  * @typedef {{addListener(fn: (...args: any[]) => any): void}} ChromeEvent
@@ -17,7 +23,8 @@
  *   sendMessage(tabId: number, message: unknown, options?: {frameId?: number}): Promise<any>,
  *   onRemoved: ChromeEvent,
  * }} TabsApi
- * @typedef {{id: string, onMessage: ChromeEvent}} RuntimeApi
+ * @typedef {{id: string, onMessage: ChromeEvent, getURL(path: string): string}} RuntimeApi
+ * @typedef {{tabId: number, token: string, view: Record<string, unknown>, answer: (a: any) => void}} Ask
  * @typedef {{
  *   ownerOf(tab: Tab): Promise<string | null>,
  *   tabs(sessionId: string): Promise<{id: number}[]>,
@@ -37,6 +44,7 @@ const MAX_ACTIVITY = 120;
 const MAX_REASON = 300;
 const MAX_PROMPT = 2000;
 const MAX_TITLE = 120;
+export const PROMPT_PAGE = "prompt/prompt.html";
 
 /** @param {unknown} text @param {number} max */
 function clip(text, max) {
@@ -46,27 +54,39 @@ function clip(text, max) {
 
 /**
  * Register in the worker's first turn (it listens to messages from pages).
- * @param {{tabs: TabsApi, runtime: RuntimeApi, sessions: SessionsLike, log?: Pick<Console, "warn">}} deps
+ * @param {{tabs: TabsApi, runtime: RuntimeApi, sessions: SessionsLike, token?: () => string, log?: Pick<Console, "warn">}} deps
+ *   token: a fresh secret for each ask (the prompt frame's address carries it)
  */
-export function createOverlay({ tabs, runtime, sessions, log = console }) {
+export function createOverlay({ tabs, runtime, sessions, token = () => crypto.randomUUID(), log = console }) {
   /** What the agent is doing in each tab, so a page that reloads shows it again. @type {Map<number, string>} */
   const activities = new Map();
   /** Sessions the person stopped and nobody resumed yet. @type {Set<string>} */
   const paused = new Set();
   /** Where the agent's pointer is in each tab: the shield leaves that point free, so the hover stays. @type {Map<number, Point>} */
   const pointers = new Map();
-  /** @type {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} */
+  /** @type {Map<string, Ask>} */
   const borrowAsks = new Map();
-  /** @type {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} */
+  /** @type {Map<string, Ask>} */
   const helpAsks = new Map();
+  const promptPage = runtime.getURL(PROMPT_PAGE);
   /** @type {Set<(sessionId: string, tabId: number | null) => void>} */
   const stopListeners = new Set();
   /** @type {Set<(sessionId: string) => void>} */
   const resumeListeners = new Set();
+  /** Told whenever a session is paused or goes on, whoever did it. @type {Set<() => void>} */
+  const pauseListeners = new Set();
+  const pauseChanged = () => {
+    for (const fn of [...pauseListeners]) fn();
+  };
 
   runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
+    if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id)) return false;
+    if (typeof sender.url === "string" && sender.url.startsWith(promptPage)) {
+      reply(fromPrompt(message, sender.tab.id));
+      return false;
+    }
     // Only our content script in a tab's top frame speaks for a page.
-    if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id) || sender.frameId !== 0) return false;
+    if (sender.frameId !== 0) return false;
     const answer = fromPage(message, sender.tab);
     if (answer === undefined) return false;
     answer.then(reply, (err) => {
@@ -92,34 +112,53 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
         return sessions.ownerOf(tab).then((id) => (id ? (stop(id, tab.id), { ok: true }) : { ok: false }));
       case "overlay.resume":
         return sessions.ownerOf(tab).then((id) => (id ? (resume(id), { ok: true }) : { ok: false }));
-      case "overlay.borrow_answer":
-        return Promise.resolve(settleFromPage(borrowAsks, message.request_id, tab.id, ["allow", "deny"].includes(message.answer) ? message.answer : null));
-      case "overlay.help_answer": {
-        const outcome = ["continued", "cancelled"].includes(message.outcome) ? message.outcome : null;
-        const note = typeof message.note === "string" && message.note.trim() ? message.note.slice(0, 2000) : undefined;
-        return Promise.resolve(settleFromPage(helpAsks, message.request_id, tab.id, outcome && { outcome, ...(note ? { note } : {}) }));
-      }
       default:
         return undefined;
     }
   }
 
   /**
-   * An answer counts only from the tab that was asked.
-   * @param {Map<string, {tabId: number, answer: (a: any) => void}>} asks @param {unknown} requestId @param {number} tabId @param {unknown} value
+   * The ask a prompt frame stands for: its token, in the tab that was asked.
+   * @param {unknown} secret @param {number} tabId
+   * @returns {{kind: "borrow" | "help", ask: Ask} | null}
    */
-  function settleFromPage(asks, requestId, tabId, value) {
-    const ask = typeof requestId === "string" ? asks.get(requestId) : undefined;
-    if (!ask || ask.tabId !== tabId || value === null) return { ok: false };
-    ask.answer(value);
+  function askOf(secret, tabId) {
+    if (typeof secret !== "string" || secret === "") return null;
+    for (const [kind, asks] of /** @type {const} */ ([["borrow", borrowAsks], ["help", helpAsks]])) {
+      for (const ask of asks.values()) if (ask.token === secret && ask.tabId === tabId) return { kind, ask };
+    }
+    return null;
+  }
+
+  /**
+   * A message from a prompt frame: what to show, or the person's answer.
+   * @param {any} message @param {number} tabId
+   */
+  function fromPrompt(message, tabId) {
+    const found = askOf(message?.token, tabId);
+    if (!found) return null;
+    const { kind, ask } = found;
+    if (message.kind === "prompt.hello") return { kind, tab_id: tabId, view: ask.view };
+    if (message.kind !== "prompt.answer") return null;
+    if (kind === "borrow") {
+      if (!["allow", "deny"].includes(message.answer)) return { ok: false };
+      ask.answer(message.answer);
+      return { ok: true };
+    }
+    const outcome = /** @type {Record<string, string>} */ ({ done: "continued", cancel: "cancelled" })[message.answer];
+    if (!outcome) return { ok: false };
+    const note = typeof message.note === "string" && message.note.trim() ? message.note.slice(0, 2000) : undefined;
+    ask.answer({ outcome, ...(note ? { note } : {}) });
     return { ok: true };
   }
 
   /** What a page that just started should show. @param {Tab & {id: number}} tab */
   async function hello(tab) {
     const sessionId = await sessions.ownerOf(tab);
-    const find = (/** @type {Map<string, {tabId: number, view: Record<string, unknown>}>} */ asks) =>
-      [...asks.values()].find((a) => a.tabId === tab.id)?.view ?? null;
+    const find = (/** @type {Map<string, Ask>} */ asks) => {
+      const ask = [...asks.values()].find((a) => a.tabId === tab.id);
+      return ask ? { ...ask.view, token: ask.token } : null;
+    };
     return { session: sessionId ? badgeOf(sessionId, tab.id) : null, borrow: find(borrowAsks), help: find(helpAsks) };
   }
 
@@ -150,6 +189,7 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
   function stop(sessionId, tabId) {
     paused.add(sessionId);
     for (const fn of [...stopListeners]) fn(sessionId, tabId);
+    pauseChanged();
     void refreshSession(sessionId);
   }
 
@@ -157,6 +197,7 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
   function resume(sessionId) {
     if (!paused.delete(sessionId)) return;
     for (const fn of [...resumeListeners]) fn(sessionId);
+    pauseChanged();
     void refreshSession(sessionId);
   }
 
@@ -164,7 +205,7 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
    * Ask in the page, until an answer, the timeout or the abort; the content script re-shows a pending
    * ask after the page navigates (see hello).
    * @template T
-   * @param {Map<string, {tabId: number, view: Record<string, unknown>, answer: (a: any) => void}>} asks
+   * @param {Map<string, Ask>} asks
    * @param {number} tabId @param {string} requestId @param {Record<string, unknown>} view what the page shows
    * @param {{timeoutMs: number, signal?: AbortSignal, onTimeout: T, onAbort: T, onUnshown?: T}} how
    *   onUnshown: the answer when the page cannot show it (no content script)
@@ -176,7 +217,8 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
     return new Promise((resolve) => {
       const timer = setTimeout(() => answer(onTimeout), timeoutMs);
       const aborted = () => answer(onAbort);
-      const entry = { tabId, view: { ...view, request_id: requestId, deadline: Date.now() + timeoutMs }, answer };
+      /** @type {Ask} */
+      const entry = { tabId, token: token(), view: { ...view, request_id: requestId, deadline: Date.now() + timeoutMs }, answer };
       /** @param {any} value */
       function answer(value) {
         if (asks.get(requestId) !== entry) return;
@@ -188,7 +230,7 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
       }
       asks.set(requestId, entry);
       signal?.addEventListener("abort", aborted, { once: true });
-      void post(tabId, { kind: asks === borrowAsks ? "borrow" : "help", ask: entry.view }).then((r) => {
+      void post(tabId, { kind: asks === borrowAsks ? "borrow" : "help", ask: { ...entry.view, token: entry.token } }).then((r) => {
         if (r?.shown !== true && onUnshown !== undefined) answer(onUnshown);
       });
     });
@@ -365,7 +407,9 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
 
     /** A tool call of the session came in: the agent resumed it (the daemon runs nothing for a paused one). @param {string} sessionId */
     resumedByAgent(sessionId) {
-      if (paused.delete(sessionId)) void refreshSession(sessionId);
+      if (!paused.delete(sessionId)) return;
+      pauseChanged();
+      void refreshSession(sessionId);
     },
 
     /** @param {string} sessionId */
@@ -381,6 +425,11 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
     /** @param {(sessionId: string) => void} fn */
     onResume(fn) {
       resumeListeners.add(fn);
+    },
+
+    /** @param {() => void} fn called when any session is paused or goes on */
+    onPauseChange(fn) {
+      pauseListeners.add(fn);
     },
   };
 }

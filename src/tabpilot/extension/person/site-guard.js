@@ -16,6 +16,8 @@
 // blocks every web page.
 import { RpcError } from "../link/protocol.js";
 import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
+import { LOOPBACK } from "./site-address.js";
+import { isBrowserPage, notDebugged } from "../browser/urls.js";
 
 export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
 /** For a tab that is on (or holds a frame of) a blocked site: the way out is to leave it, never to go in. */
@@ -28,6 +30,16 @@ const DAMAGED_HINT =
 const UNGATED = new Set(["system.ping", "tool.session_start", "tool.session_stop", "tool.tab_list", "tool.tab_close", "tool.tab_return"]);
 
 /**
+ * What a canonical host can look like in a request's address (the browser writes loopback and IPv4
+ * addresses its own ways; any IPv6 literal may embed an IPv4 address).
+ * @param {string} host
+ */
+function spellings(host) {
+  if (host === LOOPBACK) return [host, "127.", "0.0.0.0", "["];
+  return /^\d+\.\d+\.\d+\.\d+$/.test(host) ? [host, "["] : [host];
+}
+
+/**
  * The Fetch.enable patterns that catch every request the list could block (coarse: anything containing
  * a blocked host; the exact check runs on each caught request). null: nothing to intercept.
  * @param {unknown} storedValue
@@ -36,7 +48,7 @@ const UNGATED = new Set(["system.ping", "tool.session_start", "tool.session_stop
 export function interceptPatterns(storedValue) {
   const parsed = parseBlockList(storedValue);
   if (!parsed.ok) return [{ urlPattern: "*", requestStage: "Request" }];
-  const hosts = new Set(parsed.rules.map((rule) => rule.host));
+  const hosts = new Set(parsed.rules.flatMap((rule) => spellings(rule.host)));
   if (hosts.size === 0) return null;
   // Fetch patterns know only * and ?, escaped with a backslash.
   return [...hosts].map((host) => ({ urlPattern: `*${host.replace(/[*?\\]/g, "\\$&")}*`, requestStage: "Request" }));
@@ -179,6 +191,11 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
         failure = err ?? new Error("handler failed");
       }
       if (failure instanceof RpcError && failure.code === "blocked_site") throw failure;
+      // The browser's request rules (request-block.js) held a page of a blocked site.
+      if (failure instanceof RpcError && failure.reason === "navigation_failed" && /ERR_BLOCKED_BY_CLIENT/.test(String(failure.data?.error_text))) {
+        const tabId = failure.data?.tab_id ?? params.tab_id;
+        throw await refusal("the page tried to go to a site the person blocked; it was stopped before reaching it", Number.isInteger(tabId) ? { tab_id: tabId } : {});
+      }
       const opened = /** @type {any} */ (result)?.opened_tab;
       if (opened && Number.isInteger(opened.tab_id)) {
         const tab = await tabs.get(opened.tab_id).catch(() => null);
@@ -209,6 +226,7 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
      */
     async admit(tab, { frames = true } = {}) {
       const data = { tab_id: tab.id };
+      for (const url of [tab.pendingUrl, tab.url]) if (isBrowserPage(url)) throw notDebugged(tab.id, /** @type {string} */ (url));
       if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, data, LEAVE_HINT);
       if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, data, LEAVE_HINT);
       if (!frames) return;

@@ -1,9 +1,10 @@
 // @ts-check
 // tool.tab_list / tab_create / tab_close / tab_select: the session's tabs (tab_list also names the
-// person's own tabs, so the agent can ask to borrow one). Tabs on blocked sites are left out.
+// person's own tabs, so the agent can ask to borrow one). Tabs on blocked sites, and browser and
+// extension pages, are left out.
 import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, requireTabId, optionalBool, timeoutOf } from "../../link/params.js";
-import { normalizeUrl } from "../../browser/urls.js";
+import { isBrowserPage, normalizeUrl } from "../../browser/urls.js";
 import { navigateTab } from "./navigation.js";
 
 const SCOPES = ["agent", "user", "all"];
@@ -20,7 +21,9 @@ export async function tabList(params, { sessions, tabs, borrowing, sites }) {
   const scope = params.scope ?? "agent";
   if (!SCOPES.includes(scope)) throw new RpcError("invalid_params", `scope must be one of ${SCOPES.join(", ")}`);
   const sessionId = sessionIdOf(params);
-  const visible = async (/** @type {any} */ t) => !(await sites.isBlocked(t.url)) && !(await sites.isBlocked(t.pendingUrl));
+  // Browser and extension pages are never the agent's, nor pages on blocked sites.
+  const visible = async (/** @type {any} */ t) =>
+    !isBrowserPage(t.url) && !isBrowserPage(t.pendingUrl) && !(await sites.isBlocked(t.url)) && !(await sites.isBlocked(t.pendingUrl));
   /** @type {Record<string, unknown>[]} */
   const listed = [];
   if (scope !== "user") {
