@@ -72,23 +72,23 @@ def test_a_click_scrolls_a_box_inside_a_cross_site_frame(
     assert clicks(tp) == [["framed-4", True]]
 
 
-def test_fill_and_hover_reach_into_boxes_too(tp: Tabpilot, boxes: str) -> None:
+def test_hover_reaches_into_boxes_too(tp: Tabpilot, boxes: str) -> None:
     tp.run("hover", ref_named(boxes, "button", "Message 8"))
     hovered = page_value(tp, "document.querySelector('#mail button:hover')?.id ?? null")
     assert hovered == "Message-8"
 
 
 def test_scroll_a_target_moves_its_box_and_chains_to_the_outer_one(tp: Tabpilot, boxes: str) -> None:
-    inner = ref_named(boxes, "region", "Inner panel")
-    down = tp.run("scroll", inner, "--down", "120").out.strip()
-    assert re.fullmatch(r'scrolled region "Inner panel" @e\d+ down 120 px \(now at 120 of \d+\)', down), down
+    first = ref_named(boxes, "button", "Nested 1")
+    down = tp.run("scroll", first, "--down", "120").out.strip()
+    assert re.fullmatch(r'scrolled button "Nested 1" @e\d+ down 120 px \(now at 120 of \d+\)', down), down
     assert page_value(tp, "inner.scrollTop") == 120
-    tp.run("scroll", inner, "--to", "bottom")
+    tp.run("scroll", first, "--to", "bottom")
     at_end = page_value(tp, "[inner.scrollTop, inner.scrollHeight - inner.clientHeight]")
     assert at_end[0] == at_end[1]
     # The inner box is at its end: the wheel goes on to the box around it, as it would for a person.
-    outer_before = page_value(tp, "outer.scrollTop")
-    tp.run("scroll", ref_named(boxes, "button", "Nested 20"), "--down", "50")
-    assert page_value(tp, "outer.scrollTop") == outer_before + 50
+    chained = tp.run("scroll", ref_named(boxes, "button", "Nested 20"), "--down", "50", "--json").json
+    assert chained["moved"] == 50 and chained["page"] is False
+    assert page_value(tp, "[outer.scrollTop, inner.scrollTop]") == [chained["y"], at_end[1]]
     sideways = tp.run("scroll", ref_named(boxes, "button", "Tool 3"), "--right", "100", "--json").json
     assert sideways["x"] == 100 and page_value(tp, "wide.scrollLeft") == 100
