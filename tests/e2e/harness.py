@@ -36,8 +36,8 @@ def free_port() -> int:
 
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N and
-    /redirect?to=URL (a 302 there)."""
+    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N,
+    /redirect?to=URL (a 302 there) and /no-framing (a page that refuses to be framed)."""
 
     def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
@@ -59,16 +59,21 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
                 self.send_header("Location", query["to"][0])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+        elif url.path == "/no-framing":
+            # A page that forbids being framed: the browser shows its error page in the frame instead.
+            self._html(200, "<title>Partner</title><p>Partner content</p>", {"X-Frame-Options": "DENY"})
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._html(code, f"<title>Status {code}</title><h1>{code}</h1>")
         else:
             super().do_GET()
 
-    def _html(self, code: int, body: str) -> None:
+    def _html(self, code: int, body: str, headers: dict[str, str] | None = None) -> None:
         data = body.encode()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.send_response(code)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

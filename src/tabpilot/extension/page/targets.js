@@ -419,17 +419,19 @@ function describeInPage() {
     else role = tag;
   }
   const field = /^(textbox|searchbox|password|combobox|listbox|slider|spinbutton|date|datetime|time|month|week|color|file)$/.test(role);
+  // Rendered text: blocks inside are words apart ("Alpha Beta", not "AlphaBeta").
+  const text = (/** @type {any} */ n) => (n ? (typeof n.innerText === "string" ? n.innerText : n.textContent) : "");
   let name = "";
   const ids = el.getAttribute("aria-labelledby");
   if (ids) {
     const root = /** @type {any} */ (el.getRootNode());
-    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id)?.textContent : "") || "").join(" "));
+    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? text(root.getElementById(id)) : "") || "").join(" "));
   }
   if (!name) name = clean(el.getAttribute("aria-label"));
-  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, (/** @type {Element} */ l) => l.textContent).join(" "));
+  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, text).join(" "));
   if (!name && tag === "input" && /^(button|submit|reset)$/.test(any.type)) name = clean(any.value);
   if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
-  if (!name && !field) name = clean(el.textContent);
+  if (!name && !field) name = clean(text(el));
   if (!name && field) name = clean(el.getAttribute("placeholder"));
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
