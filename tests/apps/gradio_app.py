@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-import gradio as gr  # noqa: E402
+import gradio as gr
 
 DATA = Path(os.environ["TP_APP_DATA"])
 TEAMS = ["Billing", "Networking", "Hardware", "Accounts", "Security", "Printing"]

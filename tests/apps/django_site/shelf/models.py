@@ -9,7 +9,7 @@ class Author(models.Model):
 
 
 class Book(models.Model):
-    GENRES = [("novel", "Novel"), ("poetry", "Poetry"), ("essay", "Essay"), ("science", "Science")]
+    GENRES = (("novel", "Novel"), ("poetry", "Poetry"), ("essay", "Essay"), ("science", "Science"))
 
     title = models.CharField(max_length=200)
     author = models.ForeignKey(Author, on_delete=models.PROTECT)
