@@ -150,6 +150,7 @@ class CliDriver:
     # Controls found only by their place, because the snapshot gave them no name.
     by_place: list[Control] = field(default_factory=list)
     _seen: str | None = None
+    _new_page: bool = True
 
     def cli(self, *args: str) -> str:
         self.commands.append(" ".join(args))
@@ -173,12 +174,26 @@ class CliDriver:
         text = self.cli("snapshot", "-i") if interactive else self.cli("snapshot")
         self.snapshots.append(text)
         self._seen = text
+        self._new_page = False
+        return text
+
+    def find(self, name: str) -> str:
+        """The snapshot lines naming `name`: after a click on a page already read, the agent knows what it
+        looks for (the option it opened a menu for, the field a tab shows) and reads only those lines."""
+        text = self.cli("find", name)
+        self.snapshots.append(text)
         return text
 
     def ref(self, control: Control) -> str:
         """The control's ref from the last snapshot, looking again while the page is still changing."""
         deadline = time.monotonic() + LOOK_FOR_S
-        text = self._seen if self._seen is not None else self.look()
+        text = self._seen
+        if text is None and not self._new_page and control.name:
+            found = self.find(control.name)
+            if ref_of(found, control) is not None:
+                text = found
+        if text is None:
+            text = self.look()
         while (ref := ref_of(text, control)) is None:
             if time.monotonic() > deadline:
                 raise AssertionError(f'no {control.role} "{control.name}" in the snapshot:\n{text}')
@@ -193,6 +208,7 @@ class CliDriver:
             case Open(path):
                 self.cli("open", path)
                 self._seen = None
+                self._new_page = True
             case Fill(control, text):
                 self.act("fill", control, text)
             case TypeInto(control, text):
