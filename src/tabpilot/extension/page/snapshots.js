@@ -25,6 +25,8 @@ const MAX_NEW_LISTENERS = 400;
 const MAX_CLOSED_DEPTH = 4;
 /** CDP objects made while preparing a snapshot, released together. */
 const GROUP = "tabpilot-snapshot";
+/** The world listeners are read from (not the agent's). */
+const LISTENER_WORLD = "tabpilot-listeners";
 
 /**
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
@@ -240,8 +242,11 @@ export function createSnapshots({ frames, refs, tabs }) {
    * @param {FrameHandle} frame
    */
   async function listen(frame) {
-    const doc = await frames.evaluate(frame, "document", { returnByValue: false });
-    if (!doc.objectId) return;
+    // Asked from a world of its own: getEventListeners with a depth makes wrappers for the nodes it
+    // visits, and in the agent's world that has been seen to leave two wrappers for one node.
+    const { executionContextId } = await frames.send(frame, "Page.createIsolatedWorld", { frameId: frame.frameId, worldName: LISTENER_WORLD });
+    const { result: doc } = await frames.send(frame, "Runtime.evaluate", { expression: "document", contextId: executionContextId });
+    if (!doc?.objectId) return;
     let listeners = [];
     try {
       ({ listeners } = await frames.send(frame, "DOMDebugger.getEventListeners", { objectId: doc.objectId, depth: -1, pierce: true }));
@@ -256,7 +261,7 @@ export function createSnapshots({ frames, refs, tabs }) {
     const objects = await Promise.all(
       fresh.map((/** @type {number} */ backendNodeId) =>
         frames
-          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId, objectGroup: GROUP })
+          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId })
           .then((r) => /** @type {string} */ (r.object.objectId), () => null),
       ),
     );
@@ -265,7 +270,7 @@ export function createSnapshots({ frames, refs, tabs }) {
       const args = [fresh, ...objects.map((id) => (id ? objectArg(id) : null))];
       await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
     } finally {
-      void frames.send(frame, "Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+      for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});
     }
   }
 

@@ -113,8 +113,9 @@ export function walkDocument(root, opts, store) {
   let clip = null; // the clips around (full mode: only boxes of no size; viewport mode: every clipping box)
   let absCb = 0; // clip depth at the containing block of absolutely positioned descendants
   let fixedCb = 0; // and of fixed ones (a transformed ancestor)
-  /** @type {Element | null} */
-  let splitParent = null; // a clickable group whose children are each a target
+  let seq = 0; // numbers the elements walked
+  let parentSeq = 0; // the number of the element whose children are being walked
+  let splitSeq = -1; // the number of a clickable group whose children are each a target
   let heard = docListened; // an ancestor has a click listener (delegation)
 
   /** @param {Element} el */
@@ -533,11 +534,12 @@ export function walkDocument(root, opts, store) {
 
     // Save the context.
     const vis0 = vis, cursor0 = parentCursor, act0 = actNode, skip0 = skipText, pre0 = pre;
-    const sect0 = sectioning, edit0 = editable, view0 = view, split0 = splitParent, heard0 = heard;
+    const sect0 = sectioning, edit0 = editable, view0 = view, split0 = splitSeq, heard0 = heard, parent0 = parentSeq;
     vis = visibility;
     const cursor = cs.cursor;
     parentCursor = cursor;
-    const fromSplit = split0 !== null && (el.parentElement || /** @type {any} */ (el.parentNode)?.host) === split0;
+    const fromSplit = split0 === parent0;
+    parentSeq = ++seq;
     const own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
     if (own) heard = true;
 
@@ -607,7 +609,7 @@ export function walkDocument(root, opts, store) {
           if (clickable && role === "" && groupOfItems(el)) {
             // A list, a menu, a set of suggestions: each item is what a person clicks. The group keeps
             // a ref only when it is a target of its own (it takes focus).
-            splitParent = el;
+            splitSeq = parentSeq;
             clickable = focusable;
           } else if (clickable && !own && !focusable && !pointer) {
             clickable = false;
@@ -828,7 +830,8 @@ export function walkDocument(root, opts, store) {
       clip = clip0;
       absCb = absCb0;
       fixedCb = fixedCb0;
-      splitParent = split0;
+      splitSeq = split0;
+      parentSeq = parent0;
       heard = heard0;
       parentCursor = cursor0;
       actNode = act0;
