@@ -146,7 +146,9 @@ def start_gradio(folder: Path) -> App:
     """The help desk; its tickets in tickets.json."""
     data = folder / "tickets.json"
     port = free_port()
-    process, log = _spawn("gradio", [PYTHON, str(APPS / "gradio_app.py"), str(port)], folder, folder, _env(TP_APP_DATA=str(data)))
+    # Gradio's uploads and caches stay in the app's folder, which goes when it stops.
+    env = _env(TP_APP_DATA=str(data), GRADIO_TEMP_DIR=str(folder / "gradio"), MPLCONFIGDIR=str(folder / "mpl"))
+    process, log = _spawn("gradio", [PYTHON, str(APPS / "gradio_app.py"), str(port)], folder, folder, env)
     app = App("gradio", f"http://127.0.0.1:{port}/", data, process, log)
     _wait_ready(app, "/", 90)
     return app
