@@ -56,6 +56,47 @@ async def _mcp(rig: Rig, url: str, samples: int) -> dict[str, object]:
         return {"tools": tools, "timings": timings}
 
 
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        }
+    )
+    + "\n"
+).encode()
+
+
+def _mcp_initialize_times(rig: Rig, samples: int) -> list[float]:
+    """From spawning `tabpilot mcp` to its answer to `initialize` (what a client waits before anything)."""
+    times = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [TABPILOT, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=rig.tp.env,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        answered = b'"result"' in proc.stdout.readline()
+        elapsed = (time.perf_counter() - started) * 1000
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        if answered:
+            times.append(elapsed)
+    return times
+
+
 def run(rig: Rig, samples: int) -> list[Record]:
     records = [measured(SUITE, "SKILL.md", "tokens", "o200k", [count(SKILL.read_text())])]
     url = rig.fixture_url("bench-form.html", SESSION)
@@ -73,10 +114,24 @@ def run(rig: Rig, samples: int) -> list[Record]:
         cli_eval_median = measured(SUITE, "cli eval 1+1", "wall_time", "ms", cli_eval)
         cli_click_median = measured(SUITE, "cli click @eN", "wall_time", "ms", cli_click)
         records += [cli_eval_median, cli_click_median]
+        records.append(
+            measured(
+                SUITE,
+                "MCP start to initialize answered",
+                "wall_time",
+                "ms",
+                _mcp_initialize_times(rig, max(5, samples // 2)),
+                baseline=("cli eval 1+1", cli_eval_median.median),
+            )
+        )
         try:
             mcp = asyncio.run(_mcp(rig, url, samples))
         except ImportError:
-            records.append(missing(SUITE, "MCP", "wall_time", "ms", "n/a (the mcp extra is not installed)"))
+            records.append(
+                missing(
+                    SUITE, "MCP", "wall_time", "ms", "n/a (the MCP SDK, a dev dependency, is not installed)"
+                )
+            )
         else:
             tools = mcp["tools"]
             timings = mcp["timings"]

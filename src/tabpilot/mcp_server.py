@@ -1,9 +1,12 @@
 """``tabpilot mcp``: the CLI's page, tab and session verbs as MCP tools, over stdio.
 
 Tools are derived from the CLI's own argument parsers and run the CLI's own handlers in-process,
-so names, arguments, errors and outputs are the CLI's by construction. Every call goes to the same
-daemon as the CLI: MCP clients and shell agents share one browser. A client gets its own session
-unless it names one (``tabpilot mcp --session NAME``). Needs the optional extra ``tabpilot[mcp]``.
+so names, arguments and outputs are the CLI's by construction; error texts name tools and their
+parameters instead of verbs and --options. Every call goes to the same daemon as the CLI: MCP
+clients and shell agents share one browser. A client gets its own session unless it names one
+(``tabpilot mcp --session NAME``). The protocol (JSON-RPC 2.0, one message per line on stdin and
+stdout, the initialize handshake) is spoken here with the standard library: no SDK to import, so
+``initialize`` is answered about as fast as a CLI command starts.
 """
 
 from __future__ import annotations
@@ -11,10 +14,13 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import json
 import os
+import re
+import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from tabpilot import __version__
 from tabpilot.cli import client
@@ -22,6 +28,18 @@ from tabpilot.cli.context import Context
 from tabpilot.cli.main import Parser, build_parser
 from tabpilot.cli.render import hint_for
 from tabpilot.protocol import RpcError
+
+# The handshake revisions this server speaks; a client asking for another gets the newest.
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+# JSON-RPC error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INSTRUCTIONS = (
+    "Drive the person's real browser in an Agent Window of this session: open, snapshot (refs like @e12), "
+    "act by ref (click, fill, …), check once, and stop with session_stop when done."
+)
 
 # Setup and housekeeping verbs stay on the command line.
 NOT_TOOLS = {
@@ -59,7 +77,12 @@ class ToolSpec:
     def argv(self, arguments: dict[str, Any]) -> list[str]:
         unknown = set(arguments) - {a.dest for a in self.actions}
         if unknown:
-            raise RpcError("invalid_params", f"{self.name} has no argument {', '.join(sorted(unknown))}")
+            known = ", ".join(a.dest for a in self.actions) or "none"
+            raise RpcError(
+                "invalid_params",
+                f"the {self.name} tool has no parameter {', '.join(sorted(unknown))}",
+                hint=f"its parameters: {known}",
+            )
         argv = list(self.words)
         for action in self.actions:
             if action.dest not in arguments or arguments[action.dest] is None:
@@ -86,6 +109,10 @@ def _dashed(values: list[Any]) -> bool:
 def _json_type(action: argparse.Action) -> dict[str, Any]:
     if action.choices is not None:
         return {"type": "string", "enum": [str(c) for c in action.choices]}
+    # The CLI's value types (tabpilot.cli.values) say what they parse: integer, number or string.
+    declared = getattr(action.type, "json_type", None)
+    if isinstance(declared, str):
+        return {"type": declared}
     if action.type is int:
         return {"type": "integer"}
     if action.type is float:
@@ -201,101 +228,217 @@ class SessionKeeper:
                 client.call("session.stop", {"session_id": self.name}, timeout_s=10.0, autostart=False)
 
 
-def _error_result(types: Any, err: RpcError) -> Any:
+class ToolWords:
+    """Rewrites CLI wording (`tabpilot snapshot`, --max-tokens) into MCP's (the snapshot tool, max_tokens)."""
+
+    def __init__(self, specs: dict[str, ToolSpec]) -> None:
+        self.tools = set(specs)
+        self.params = {a.dest for spec in specs.values() for a in spec.actions}
+
+    def _command(self, match: re.Match[str]) -> str:
+        words = match.group(1).split()
+        for count in (2, 1):
+            name = "_".join(words[:count]).replace("-", "_")
+            if len(words) >= count and name in self.tools:
+                return f"the {name} tool"
+        return match.group(0)  # a setup command the person runs in a shell (pair, browser launch…)
+
+    def _option(self, match: re.Match[str]) -> str:
+        name = match.group(1).replace("-", "_")
+        return name if name in self.params else match.group(0)
+
+    def __call__(self, text: str, tool: str) -> str:
+        text = re.sub(r"^argument ([A-Z_]+):", lambda m: f"parameter {m.group(1).lower()}:", text)
+        text = re.sub(r"^argument --([a-z-]+):", lambda m: f"parameter {m.group(1).replace('-', '_')}:", text)
+        text = re.sub(
+            r"the following arguments are required: (.*)",
+            lambda m: f"missing required parameter {m.group(1).lower()}",
+            text,
+        )
+        text = re.sub(r"see `tabpilot --help`.*$", "see tools/list for the tools and their parameters", text)
+        text = re.sub(r"see `tabpilot [^`]*--help`", f"see the {tool} tool's input schema", text)
+        text = re.sub(r"`tabpilot ([^`]*)`", self._command, text)
+        return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", self._option, text)
+
+
+def _error_result(err: RpcError, tool: str, words: ToolWords) -> dict[str, Any]:
     hint = hint_for(err)
-    text = f"error: {err.message}" + (f"\nhint: {hint}" if hint else "")
+    message = words(err.message, tool)
+    hint = words(hint, tool) if hint else hint
+    text = f"error: {message}" + (f"\nhint: {hint}" if hint else "")
     payload = {
         "code": err.code,
         "reason": err.reason,
-        "message": err.message,
+        "message": message,
         "hint": hint,
         "exit_code": err.exit_code,
     }
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content={"error": payload},
-        is_error=True,
-    )
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"error": payload},
+        "isError": True,
+    }
 
 
-def _success_result(types: Any, spec: ToolSpec, outcome: Outcome) -> Any:
-    content: list[Any] = [types.TextContent(type="text", text=outcome.text or "ok")]
+def _success_result(spec: ToolSpec, outcome: Outcome) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": outcome.text or "ok"}]
     result = outcome.result
     if spec.name == "screenshot" and isinstance(result, dict) and result.get("path"):
         with open(result["path"], "rb") as handle:
             data = base64.b64encode(handle.read()).decode()
         mime = "image/jpeg" if result.get("format") == "jpeg" else "image/png"
-        content.insert(0, types.ImageContent(type="image", data=data, mime_type=mime))
+        content.insert(0, {"type": "image", "data": data, "mimeType": mime})
     structured = result if isinstance(result, dict) else {"value": result}
-    return types.CallToolResult(content=content, structured_content=structured)
+    return {"content": content, "structuredContent": structured, "isError": False}
+
+
+class RpcFailure(Exception):
+    """A JSON-RPC error answer: the request itself was wrong (unknown method or tool, bad params)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class McpServer:
+    """One MCP connection over a pair of byte streams; each tool call runs in its own thread."""
+
+    def __init__(self, session: str | None, browser: str | None, out: IO[bytes]) -> None:
+        self.browser = browser
+        self.keeper = SessionKeeper(session, browser)
+        self._out = out
+        self._write_lock = threading.Lock()
+        self._specs_lock = threading.Lock()
+        self._specs: dict[str, ToolSpec] | None = None
+        self._words: ToolWords | None = None
+        self._calls: list[threading.Thread] = []
+
+    def specs(self) -> dict[str, ToolSpec]:
+        # Built on first use, after initialize is answered: parsing every verb's options costs ~30 ms.
+        with self._specs_lock:
+            if self._specs is None:
+                self._specs = {spec.name: spec for spec in tool_specs()}
+                self._words = ToolWords(self._specs)
+            return self._specs
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode() + b"\n"
+        with self._write_lock:
+            self._out.write(data)
+            self._out.flush()
+
+    def serve(self, lines: IO[bytes]) -> None:
+        """Answer every message until the client closes stdin."""
+        for raw in lines:
+            if raw.strip():
+                self.receive(raw)
+        for thread in self._calls:
+            thread.join(timeout=30)
+        self.keeper.close()
+
+    def receive(self, raw: bytes) -> None:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            self.send({"id": None, "error": {"code": PARSE_ERROR, "message": "not JSON"}})
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            # A response or anything else: this server sends no requests, so nothing waits for one.
+            if (
+                isinstance(message, dict)
+                and "id" in message
+                and "result" not in message
+                and "error" not in message
+            ):
+                self.send({"id": message["id"], "error": {"code": INVALID_REQUEST, "message": "no method"}})
+            return
+        if "id" not in message:
+            return  # notifications (initialized, cancelled) need no answer
+        if message["method"] == "tools/call":
+            thread = threading.Thread(target=self._answer, args=(message,), daemon=True)
+            self._calls = [t for t in self._calls if t.is_alive()] + [thread]
+            thread.start()
+        else:
+            self._answer(message)
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        try:
+            result = self._dispatch(message["method"], message.get("params") or {})
+        except RpcFailure as failure:
+            self.send({"id": message["id"], "error": {"code": failure.code, "message": failure.message}})
+            return
+        self.send({"id": message["id"], "result": result})
+
+    def _dispatch(self, method: str, params: Any) -> dict[str, Any]:
+        if not isinstance(params, dict):
+            raise RpcFailure(INVALID_PARAMS, f"{method}: params must be an object")
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            return {
+                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "tabpilot", "version": __version__},
+                "instructions": INSTRUCTIONS,
+            }
+        if method == "ping":
+            return {}
+        if method == "tools/list":
+            tools = [
+                {"name": s.name, "description": s.description, "inputSchema": s.schema}
+                for s in self.specs().values()
+            ]
+            return {"tools": tools}
+        if method == "tools/call":
+            return self._call_tool(params)
+        raise RpcFailure(METHOD_NOT_FOUND, f"method not found: {method} (this server offers tools)")
+
+    def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        specs = self.specs()
+        spec = specs.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise RpcFailure(
+                INVALID_PARAMS,
+                f"unknown tool {name!r}: tools/list names the {len(specs)} tools, e.g. "
+                + ", ".join(list(specs)[:6]),
+            )
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise RpcFailure(INVALID_PARAMS, f"the {spec.name} tool's arguments must be an object")
+        words = self._words
+        assert words is not None
+        try:
+            argv = spec.argv(arguments)
+            # Bad arguments are answered before a session is made for them.
+            build_parser(argv).parse_args(argv)
+            # Session verbs name their own session; everything else works in this connection's.
+            if spec.words[0] != "session":
+                argv += ["--session", self.keeper.session()]
+            elif self.keeper.name:
+                argv += ["--session", self.keeper.name]
+            if self.browser:
+                argv += ["--browser", self.browser]
+        except RpcError as err:
+            return _error_result(err, spec.name, words)
+        outcome = run_cli(argv)
+        if outcome.error is not None:
+            return _error_result(outcome.error, spec.name, words)
+        self.keeper.follow(spec.words, outcome.result)
+        return _success_result(spec, outcome)
 
 
 def serve(session: str | None, browser: str | None) -> None:
     """Serve MCP over stdin/stdout until the client closes the connection."""
-    import anyio
-    import mcp.types as types
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
-
     Parser.raise_errors = True
-    specs = {spec.name: spec for spec in tool_specs()}
-    tools = [
-        types.Tool(name=s.name, description=s.description, input_schema=s.schema) for s in specs.values()
-    ]
-    keeper = SessionKeeper(session, browser)
-
-    async def on_list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=tools)
-
-    async def on_call_tool(ctx: Any, params: Any) -> Any:
-        spec = specs.get(params.name)
-        if spec is None:
-            return _error_result(types, RpcError("unknown_method", f"no tool named {params.name!r}"))
-        try:
-            argv = spec.argv(dict(params.arguments or {}))
-            # Session verbs name their own session; everything else works in this connection's.
-            if spec.words[0] != "session":
-                argv += ["--session", await anyio.to_thread.run_sync(keeper.session)]
-            elif keeper.name:
-                argv += ["--session", keeper.name]
-            if browser:
-                argv += ["--browser", browser]
-        except RpcError as err:
-            return _error_result(types, err)
-        outcome = await anyio.to_thread.run_sync(run_cli, argv)
-        if outcome.error is not None:
-            return _error_result(types, outcome.error)
-        keeper.follow(spec.words, outcome.result)
-        return _success_result(types, spec, outcome)
-
-    server = Server(
-        "tabpilot",
-        version=__version__,
-        instructions="Drive the person's real browser in an Agent Window of this session: open, snapshot "
-        "(refs like @e12), act by ref (click, fill, …), check once, and stop with session_stop when done.",
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
-    )
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    try:
-        anyio.run(main)
-    finally:
-        keeper.close()
+    # The protocol owns stdout: whatever else prints (a stray print, a warning) goes to stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr
+    server = McpServer(session, browser, out)
+    server.serve(sys.stdin.buffer)
 
 
 def main(session: str | None = None, browser: str | None = None) -> int:
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise RpcError(
-            "unsupported",
-            "the MCP server needs the optional MCP SDK",
-            hint="install it with `pip install 'tabpilot[mcp]'` in tabpilot's environment",
-        ) from None
     serve(
         session or os.environ.get("TABPILOT_SESSION") or None, browser or os.environ.get("TABPILOT_BROWSER")
     )

@@ -42,7 +42,8 @@ def env_seconds(name: str, default: float) -> float:
         value = float(raw) if raw else default
     except ValueError:
         return default
-    return value if value > 0 else default
+    # `inf` and `nan` are not durations either.
+    return value if 0 < value < float("inf") else default
 
 
 def socket_path(base: str | None = None) -> str:

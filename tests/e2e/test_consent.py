@@ -316,6 +316,35 @@ def test_a_page_whose_frame_is_blocked_takes_no_command(
         assert person.eval("__events.length + __frameEvents.length") == 0
 
 
+def test_a_tab_with_a_blocked_frame_has_a_way_out_and_only_that(
+    tp: Tabpilot, pages: PageServer, other_site: PageServer, browser_ui: Person, unblocked: None
+) -> None:
+    framed = pages.url(f"frames.html?other={other_site.origin}")
+    blocked_site = f"localhost:{other_site.server.server_address[1]}"
+    tp.run("open", pages.url("second.html"))
+    tp.run("open", framed)
+    assert "Inside the cross frame" in tp.run("snapshot").out
+    block(browser_ui, blocked_site)
+    refused = error_of(tp.run("snapshot", "--json", check=False))
+    assert refused["code"] == "blocked_site"
+    assert "tabpilot open URL" in refused["hint"] and "tabpilot tab close" in refused["hint"]
+    # The way out is no way in: a redirect to the blocked site is stopped, with the no-way-in hint.
+    sneaky = tp.run("open", pages.url(f"redirect?to={other_site.url('second.html')}"), "--json", check=False)
+    assert error_of(sneaky)["code"] == "blocked_site" and "another way in" in error_of(sneaky)["hint"]
+    assert error_of(tp.run("open", other_site.url("index.html"), "--json", check=False))["code"] == "blocked_site"
+    # Back to the page before: allowed, so it works, and the tab is the agent's again.
+    went = tp.run("back", "--json").json
+    assert went["url"] == pages.url("second.html")
+    assert tp.run("eval", "document.title").out.strip() == '"Second page"'
+    # Open another URL from the blocked page works too.
+    block(browser_ui)
+    tp.run("open", framed)
+    block(browser_ui, blocked_site)
+    opened = tp.run("open", pages.url("index.html"), "--json").json
+    assert opened["url"] == pages.url("index.html") and opened["status"] == 200
+    assert tp.run("eval", "document.title").out.strip() == '"tabpilot test page"'
+
+
 def test_a_damaged_list_blocks_every_site(
     tp: Tabpilot, pages: PageServer, browser_ui: Person, unblocked: None
 ) -> None:

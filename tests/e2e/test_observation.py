@@ -149,6 +149,22 @@ def test_snapshot_reads_both_kinds_of_iframe_with_working_refs(
     assert code["label"] == 'textbox "Code"' and code["ref"] == ref_of(snapshot, '[textbox "Code"')
 
 
+def test_ref_takes_any_target_on_snapshot_and_text(tp: Tabpilot, frames_url: str) -> None:
+    snapshot = open_frames(tp, frames_url)
+    # A heading by its text: its section, as with its ref.
+    section = tp.run("snapshot", "--ref", "text=Cross origin").out
+    assert "Text of the cross frame." in section and "Text of the top document." not in section
+    # A CSS selector for an element of the cross-site frame: that element only, with working refs.
+    button = tp.run("snapshot", "--ref", "#go", "--json").json
+    assert button["text"].count("[button") == 1
+    words = tp.run("text", "--ref", 'text="Text of the cross frame."').out.strip()
+    assert words == "Text of the cross frame."
+    assert tp.run("text", "--ref", "#top-button").out.strip() == '[button "Top button"]'
+    missing = error_of(tp.run("snapshot", "--ref", "#nothing-like-this", "--json", check=False))
+    assert missing["reason"] == "selector_not_found"
+    assert "Go cross" in snapshot
+
+
 def test_snapshot_reads_open_shadow_dom_and_css_pierces_it(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("shadow.html"))
     snapshot = tp.run("snapshot").out

@@ -48,6 +48,25 @@ def test_killed_daemon_is_restarted_by_the_next_command(tp: Tabpilot, pages: Pag
     assert len(tp.run("browser", "list", "--json").json["browsers"]) == 1
 
 
+def test_a_named_session_answers_at_once_after_the_daemon_is_killed(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("session", "start", "p1")
+    tp.run("--session", "p1", "open", pages.url("second.html"))
+    old_pid = tp.daemon_pid
+    assert old_pid is not None
+    os.kill(old_pid, signal.SIGKILL)
+    wait_until(lambda: not pid_alive(old_pid))
+    # The very next command: the new daemon waits for the extension to bring p1 back.
+    result = tp.run("--session", "p1", "eval", "document.title", check=False)
+    assert (result.code, result.out.strip()) == (0, '"Second page"'), result.err
+    unknown = tp.run("--session", "p9", "eval", "1", "--json", check=False).json["error"]
+    assert unknown["reason"] == "unknown_session" and "session list" in unknown["hint"]
+    # Following the hint works: p9 really was not there, p1 really is.
+    tp.run("session", "start", "p9")
+    assert "p1" in tp.run("session", "list").out
+    tp.run("session", "stop", "p1")
+    tp.run("session", "stop", "p9")
+
+
 def test_restarted_service_worker_readopts_its_agent_window(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("session", "start", "survivor")
     tp.run("--session", "survivor", "open", pages.url("second.html"))

@@ -213,8 +213,9 @@ class RunningDaemon:
 
 
 @contextlib.asynccontextmanager
-async def running_daemon(**config: Any) -> AsyncIterator[RunningDaemon]:
-    home = tempfile.mkdtemp(prefix="tp-unit-")
+async def running_daemon(home: str | None = None, **config: Any) -> AsyncIterator[RunningDaemon]:
+    """A daemon in a fresh home, or in ``home`` (as a restarted daemon finds its paired browsers)."""
+    home = home or tempfile.mkdtemp(prefix="tp-unit-")
     port = free_port()
     daemon = Daemon(home, port, DaemonConfig(**{"startup_wait_s": 0.5, **config}))
     server = DaemonServer(daemon)

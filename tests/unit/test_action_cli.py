@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.cli import action_commands
+from tabpilot.cli import action_commands, outcomes
 from tabpilot.cli.main import build_parser, main
 from tabpilot.protocol import RpcError
 
@@ -89,7 +89,7 @@ def test_click_sends_its_options_and_says_where_it_went() -> None:
     ],
 )
 def test_outcome_suffixes(result: dict[str, Any], line: str) -> None:
-    assert action_commands.outcome_text(result) == line
+    assert outcomes.outcome_text(result) == line
 
 
 def test_fill_type_press_and_select_lines() -> None:

@@ -47,7 +47,7 @@ async def test_named_sessions_must_be_started_and_get_their_own_window() -> None
         peer = await d.paired_peer()
         err = error(await d.call("tool.evaluate", {"expression": "1"}, session="work"))
         assert (err["code"], err["data"]["reason"]) == ("not_found", "unknown_session")
-        assert "session start work" in err["data"]["hint"]
+        assert "session list" in err["data"]["hint"] and "session start work" in err["data"]["hint"]
         started = result(await d.call("session.start", {"name": "work"}))
         assert started["session_id"] == "work"
         generated = result(await d.call("session.start", {}))["session_id"]
@@ -327,3 +327,38 @@ async def test_another_browser_cannot_stop_a_session() -> None:
         await other.send_event("session.user_interrupt", {"session_id": "s"})
         await asyncio.sleep(0.1)
         assert not d.daemon.sessions.get("s").paused  # type: ignore[union-attr]
+
+
+async def test_a_restarted_daemon_waits_for_the_browser_to_bring_a_named_session_back() -> None:
+    async with running_daemon() as first:
+        peer = await first.paired_peer()
+        home, instance_id, secret = first.home, peer.instance_id, peer.secret
+        await peer.close()
+    async with running_daemon(home=home, startup_wait_s=10) as d:
+        pending = asyncio.ensure_future(d.call("tool.evaluate", {"expression": "1"}, session="p1"))
+        await asyncio.sleep(0.6)  # the extension's reconnect takes about this long
+        assert not pending.done()
+        again = type(peer)(d.port, instance_id=instance_id, secret=secret, session_ids=["p1"])
+        assert "result" in await again.connect()
+        assert result(await pending)["echo"]["session_id"] == "p1"
+        # every paired browser is back: a session none of them brought is unknown at once
+        started = time.monotonic()
+        err = error(await d.call("tool.evaluate", {"expression": "1"}, session="p2"))
+        assert time.monotonic() - started < 0.5 and err["data"]["reason"] == "unknown_session"
+        assert "not one of them" in err["data"]["hint"]
+        await again.close()
+
+
+async def test_browser_option_must_name_the_session_s_connected_browser() -> None:
+    async with running_daemon() as d:
+        one = await d.paired_peer(label="Work")
+        await d.paired_peer(label="Home")
+        result(await d.call("session.start", {"name": "w"}, browser="work"))
+        unknown = error(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="nonexistent"))
+        assert (unknown["code"], unknown["data"]["reason"]) == ("not_found", "unknown_browser")
+        other = error(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="home"))
+        assert other["code"] == "invalid_params" and one.instance_id in other["message"]
+        result(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="work"))
+        listed = error(await d.call("session.list", browser="nonexistent"))
+        assert listed["data"]["reason"] == "unknown_browser"
+        assert result(await d.call("session.list", browser="home"))["sessions"]

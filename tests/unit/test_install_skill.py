@@ -115,8 +115,24 @@ def test_bad_choices_are_clear_errors(tmp_path: Path) -> None:
     assert (
         unknown.returncode == 1 and "unknown harness notepad" in unknown.stderr and "claude" in unknown.stderr
     )
-    nothing = run(tmp_path, "--yes", check=False)
-    assert nothing.returncode == 1 and "no agent harness found" in nothing.stderr
     (tmp_path / ".claude").mkdir()
     not_tty = run(tmp_path, check=False)
     assert not_tty.returncode == 1 and "--yes" in not_tty.stderr
+
+
+def test_yes_without_any_harness_is_one_line_and_exit_0(tmp_path: Path) -> None:
+    nothing = run(tmp_path, "--yes")
+    lines = nothing.stdout.strip().splitlines()
+    assert len(lines) == 1 and "no agent harness found" in lines[0]
+    assert str(install.packaged_skill()) in lines[0] and "--harness" in lines[0]
+    assert not list(tmp_path.iterdir())
+    as_json = json.loads(run(tmp_path, "--yes", "--json").stdout)
+    assert as_json["results"] == [] and as_json["skill"] == str(install.packaged_skill())
+
+
+def test_list_shows_every_short_name_detected_or_not(tmp_path: Path) -> None:
+    (tmp_path / ".cursor").mkdir()
+    rows = run(tmp_path, "--list").stdout.splitlines()[1:]
+    assert [row.split()[0] for row in rows] == [h.name for h in install.HARNESSES]
+    cursor = next(row for row in rows if row.startswith("cursor "))
+    assert "detected" in cursor and all("not found" in row for row in rows if row is not cursor)

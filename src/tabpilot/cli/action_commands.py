@@ -11,7 +11,22 @@ import os
 import time
 
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.cli.outcomes import (
+    action_text,
+    check_line,
+    click_line,
+    dialog_line,
+    dialog_text,
+    fill_line,
+    press_line,
+    select_line,
+    simple_line,
+    target_text,
+    type_line,
+    wait_line,
+)
+from tabpilot.cli.render import quoted
+from tabpilot.cli.values import Count, Point, target
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -24,6 +39,8 @@ WAIT_TIMEOUT_S = 10.0
 UPLOAD_TIMEOUT_S = 30.0
 TARGET_HELP = '@eN (a ref from `tabpilot snapshot`), a CSS selector, or text="…"'
 LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+MAX_KEY_DELAY_MS = 10_000
+MAX_SCROLL_PX = 1_000_000
 
 
 def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIMEOUT_S) -> None:
@@ -36,24 +53,6 @@ def _add_common(p: argparse.ArgumentParser, default_timeout: float = ACTION_TIME
     after = p.add_mutually_exclusive_group()
     after.add_argument("--snapshot", action="store_true", help="print a fresh snapshot after")
     after.add_argument("--diff", action="store_true", help="print what changed since the last snapshot")
-
-
-def _point(text: str) -> dict[str, float]:
-    try:
-        x, y = (float(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not X,Y (e.g. 10,5)") from None
-    return {"x": x, "y": y}
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -70,23 +69,23 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "receives the pointer, scrolling it into view; a covered element fails naming what covers it."
     )
     p = add("click", "click an element", f"Click TARGET ({TARGET_HELP}) with the mouse. {ready}")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("--button", choices=("left", "right", "middle"), default="left")
     p.add_argument("--double", action="store_true", help="double-click")
     p.add_argument("--modifiers", metavar="KEYS", help="keys held during the click: Shift,Control,Alt,Meta")
     p.add_argument(
-        "--at", type=_point, metavar="X,Y", help="click at this offset from the element's top-left"
+        "--at", type=Point(), metavar="X,Y", help="click at this offset from the element's top-left"
     )
     _add_common(p)
     p.set_defaults(handler=cmd_click)
 
     p = add("hover", "move the mouse over an element", f"Hover TARGET. {ready}")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_simple, method="tool.hover", verb="hovered")
 
     p = add("focus", "focus an element", "Give TARGET the keyboard focus.")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_simple, method="tool.focus", verb="focused")
 
@@ -96,7 +95,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Clear TARGET (input, textarea, contenteditable or rich editor) and enter TEXT as typed text, "
         "then check the field holds it. Date, time, colour and range inputs take their value format.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("text", metavar="TEXT")
     _add_common(p)
     p.set_defaults(handler=cmd_fill)
@@ -107,8 +106,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Type TEXT with a key press per character (any Unicode) into the focused element, or into --ref.",
     )
     p.add_argument("text", metavar="TEXT")
-    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
-    p.add_argument("--delay", type=_non_negative_int, metavar="MS", default=0, help="pause between keys")
+    p.add_argument("--ref", metavar="TARGET", type=target, help="focus this element first")
+    p.add_argument(
+        "--delay",
+        type=Count(0, MAX_KEY_DELAY_MS, "ms"),
+        metavar="MS",
+        default=0,
+        help=f"pause between keys (at most {MAX_KEY_DELAY_MS} ms)",
+    )
     _add_common(p)
     p.set_defaults(handler=cmd_type)
 
@@ -119,7 +124,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "aliases like Esc or Return), single characters, or combos like Control+A, Shift+Tab, Meta+Shift+Z.",
     )
     p.add_argument("keys", metavar="KEY", nargs="+")
-    p.add_argument("--ref", metavar="TARGET", help="focus this element first")
+    p.add_argument("--ref", metavar="TARGET", type=target, help="focus this element first")
     _add_common(p)
     p.set_defaults(handler=cmd_press)
 
@@ -129,7 +134,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Select the options of TARGET whose value or visible label is VALUE (several for a multi-select; "
         "the others are deselected). Disabled options are refused.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("values", metavar="VALUE", nargs="+")
     _add_common(p)
     p.set_defaults(handler=cmd_select)
@@ -140,7 +145,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             f"{name} a checkbox, radio or switch",
             f"Make TARGET (checkbox, radio, switch, native or ARIA) {name}ed by clicking it when needed.",
         )
-        p.add_argument("target", metavar="TARGET")
+        p.add_argument("target", metavar="TARGET", type=target)
         _add_common(p)
         p.set_defaults(handler=cmd_check, checked=checked)
 
@@ -150,14 +155,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Scroll the page, or the box around TARGET a wheel there would move (the nearest that can still"
         " go that way), by PX (default: most of a screen) or to an end.",
     )
-    p.add_argument("target", metavar="TARGET", nargs="?")
+    p.add_argument("target", metavar="TARGET", nargs="?", type=target)
     way = p.add_mutually_exclusive_group(required=True)
     for direction in ("down", "up", "left", "right"):
         way.add_argument(
             f"--{direction}",
             nargs="?",
             const=0,
-            type=_non_negative_int,
+            type=Count(0, MAX_SCROLL_PX, "px"),
             metavar="PX",
             help=f"scroll {direction} by PX (default: most of a screen)",
         )
@@ -170,8 +175,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "drag an element onto another",
         "Press the mouse on SOURCE, move to TARGET in steps and release; HTML5 drag and drop works too.",
     )
-    p.add_argument("source", metavar="SOURCE")
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("source", metavar="SOURCE", type=target)
+    p.add_argument("target", metavar="TARGET", type=target)
     _add_common(p)
     p.set_defaults(handler=cmd_drag)
 
@@ -181,7 +186,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Hand FILEs to TARGET: a file input (hidden ones too), its label or button, or a drop zone. "
         "The page receives them as a person's pick (or drop) would deliver them.",
     )
-    p.add_argument("target", metavar="TARGET")
+    p.add_argument("target", metavar="TARGET", type=target)
     p.add_argument("files", metavar="FILE", nargs="+")
     _add_common(p, UPLOAD_TIMEOUT_S)
     p.set_defaults(handler=cmd_upload)
@@ -192,9 +197,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "Wait until something is true (up to --timeout, default 10s), or for DURATION (e.g. 2s, 500ms).",
     )
     p.add_argument("duration", metavar="DURATION", nargs="?", type=parse_duration)
-    p.add_argument("--selector", metavar="TARGET", help="until this element is visible")
+    p.add_argument("--selector", metavar="TARGET", type=target, help="until this element is visible")
     p.add_argument("--text", metavar="TEXT", help="until the page shows this text (case-insensitive)")
-    p.add_argument("--gone", metavar="TARGET", help="until this element is hidden or gone")
+    p.add_argument("--gone", metavar="TARGET", type=target, help="until this element is hidden or gone")
     p.add_argument("--url", metavar="PATTERN", help="until the URL matches (a part of it, or a glob with *)")
     p.add_argument("--load", choices=LOAD_STATES, help="until the page reaches this load state")
     p.add_argument(
@@ -216,7 +221,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_dialog)
 
 
-# ----- running a tool and saying what happened ---------------------------------------------------
+# ----- running a tool and saying what happened (the lines: tabpilot.cli.outcomes) ----------------
 
 
 def _run(
@@ -233,57 +238,8 @@ def _run(
     return ctx.tool(method, params, default_timeout)
 
 
-def target_text(target: Any) -> str:
-    """``button "Save" @e12`` — how an outcome line names the element."""
-    if not isinstance(target, dict):
-        return "the element"
-    label = target.get("label") or "element"
-    ref = target.get("ref")
-    return f"{label} @{ref}" if ref else label
-
-
-def outcome_text(result: dict[str, Any]) -> str:
-    """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
-    parts = []
-    dialog = result.get("dialog")
-    if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
-        parts.append(f"{dialog_text(dialog)} (accepted)")
-    navigated = result.get("navigated")
-    if isinstance(navigated, dict):
-        url = navigated.get("url", "")
-        if not navigated.get("committed", True):
-            parts.append(f"navigating to {url} (not committed yet)")
-        elif navigated.get("same_document"):
-            parts.append(f"went to {url} (same document)")
-        else:
-            parts.append(f"navigated to {url}{status_suffix(navigated.get('status'))}")
-    opened = result.get("opened_tab")
-    if isinstance(opened, dict):
-        where = "kept in this session" if opened.get("kept") else "outside this session"
-        if opened.get("current"):
-            where += ", now current"
-        parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
-    if isinstance(dialog, dict) and dialog.get("handled") == "open":
-        parts.append(dialog_line(dialog))
-    return "".join(f" → {p}" for p in parts)
-
-
-def dialog_text(dialog: dict[str, Any]) -> str:
-    """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
-    message = dialog.get("message")
-    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
-
-
-def dialog_line(dialog: dict[str, Any]) -> str:
-    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
-
-
 def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
-    text = line + outcome_text(result)
-    snapshot = result.get("snapshot")
-    if isinstance(snapshot, str) and snapshot:
-        text += "\n" + snapshot
-    return ctx.emit(result, text)
+    return ctx.emit(result, action_text(result, line))
 
 
 # ----- the verbs ---------------------------------------------------------------------------------
@@ -300,22 +256,17 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
     if args.at:
         params["position"] = args.at
     result = _run(args, ctx, "tool.click", params)
-    verb = (
-        "double-clicked"
-        if args.double
-        else {"left": "clicked", "right": "right-clicked"}.get(args.button, "middle-clicked")
-    )
-    return _emit(ctx, result, f"{verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, click_line(result, args.button, args.double))
 
 
 def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, args.method, {"target": args.target})
-    return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, simple_line(result, args.verb))
 
 
 def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.fill", {"target": args.target, "value": args.text})
-    return _emit(ctx, result, f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}")
+    return _emit(ctx, result, fill_line(result))
 
 
 def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
@@ -325,8 +276,7 @@ def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
     # Typing slowly takes its time on top of the wait for the element.
     typing_s = args.delay * len(args.text) / 1000
     result = _run(args, ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
-    into = f" into {target_text(result['target'])}" if result.get("target") else ""
-    return _emit(ctx, result, f"typed {quoted(args.text)}{into}")
+    return _emit(ctx, result, type_line(result, args.text))
 
 
 def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
@@ -334,26 +284,17 @@ def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
     if args.ref:
         params["target"] = args.ref
     result = _run(args, ctx, "tool.press", params)
-    pressed = ", ".join(result.get("pressed") or args.keys)
-    into = f" in {target_text(result['target'])}" if result.get("target") else ""
-    return _emit(ctx, result, f"pressed {pressed}{into}")
+    return _emit(ctx, result, press_line(result, args.keys))
 
 
 def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.select", {"target": args.target, "values": args.values})
-    selected = result.get("selected") or []
-    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
-    how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
-    matched = f" (matched by {' and '.join(how)})" if how else ""
-    return _emit(ctx, result, f"selected {labels} in {target_text(result.get('target'))}{matched}")
+    return _emit(ctx, result, select_line(result))
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.check", {"target": args.target, "checked": args.checked})
-    state = "checked" if args.checked else "unchecked"
-    what = target_text(result.get("target"))
-    line = f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
-    return _emit(ctx, result, line)
+    return _emit(ctx, result, check_line(result, args.checked))
 
 
 def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
@@ -438,15 +379,7 @@ def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
         )
     ((kind, value),) = given.items()
     result = ctx.tool("tool.wait", {kind: value}, WAIT_TIMEOUT_S)
-    seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
-    what = {
-        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
-        "text": f"text {quoted(value)}",
-        "gone": f"{quoted(value)} to be gone",
-        "url": f"URL {quoted(value)} ({result.get('url', '')})",
-        "load": f"{value}",
-    }[kind]
-    return ctx.emit(result, f"waited {seconds} for {what}")
+    return ctx.emit(result, wait_line(result, kind, value))
 
 
 def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:

@@ -21,9 +21,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="run several commands (one per line, from a file or stdin) in one process",
         description="Read tabpilot commands, one per line (a leading `tabpilot` is optional; blank lines "
-        "and # comments are skipped), and run them in order in this process, printing each outcome. "
-        "Stops at the first failure with its exit code, unless --keep-going. --session, --browser and "
-        "--json given to batch apply to every line that does not set its own.",
+        "are skipped), and run them in order in this process, printing each outcome. A line whose first "
+        "non-blank character is # is a comment; a # anywhere else is part of a word, so `click #save` "
+        "means the CSS selector #save (unlike in a shell, no quotes needed). Words are split as a shell "
+        "does, with quotes. Stops at the first failure with its exit code, unless --keep-going. "
+        "--session, --browser and --json given to batch apply to every line that does not set its own.",
     )
     p.add_argument("file", nargs="?", help="file with the commands (default: stdin)")
     p.add_argument("--keep-going", action="store_true", help="run every line even after a failure")
@@ -36,12 +38,19 @@ def _lines(args: argparse.Namespace) -> list[str]:
             with open(args.file, encoding="utf-8") as handle:
                 return handle.read().splitlines()
         except OSError as exc:
-            raise RpcError("invalid_params", f"cannot read {args.file}: {exc.strerror}") from None
+            raise RpcError(
+                "invalid_params",
+                f"cannot read {args.file}: {exc.strerror}",
+                hint="give a readable file with one command per line, or pipe the commands in on stdin",
+            ) from None
     return sys.stdin.read().splitlines()
 
 
 def _argv_of(line: str, ctx: Context) -> list[str] | None:
-    words = shlex.split(line, comments=True)
+    if line.lstrip().startswith("#"):
+        return None
+    # Comments only at the start of a line: `click #save` is a CSS id, not `click` and a comment.
+    words = shlex.split(line)
     if not words:
         return None
     if words[0] == "tabpilot":

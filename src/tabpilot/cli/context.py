@@ -6,42 +6,15 @@ import argparse
 import os
 
 from tabpilot.cli import client, render
+from tabpilot.cli.values import parse_duration, tab_id
+
+__all__ = ["Context", "parse_duration", "tab_id"]
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-
-def parse_duration(text: str) -> float:
-    """``30``, ``30s``, ``500ms``, ``2m`` → seconds (an argparse type)."""
-    raw = text.strip().lower()
-    scale = 1.0
-    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if raw.endswith(suffix):
-            raw, scale = raw[: -len(suffix)], factor
-            break
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 30, 30s, 500ms or 2m)") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("a duration cannot be negative")
-    return value
-
-
-def tab_id(text: str) -> int:
-    """A tab id from `tabpilot tab list` (an argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a tab id (a number from `tabpilot tab list`)"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("a tab id is a positive number")
-    return value
 
 
 class Context:
@@ -86,8 +59,4 @@ class Context:
         if self.sink is not None:
             self.sink(result, text)
             return 0
-        if self.as_json:
-            render.print_json(result)
-        elif text:
-            print(text)
-        return 0
+        return render.emit(result, text, self.as_json)

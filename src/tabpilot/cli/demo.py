@@ -1,7 +1,8 @@
 """``tabpilot demo``: the whole path on the embedded default, against a page the project ships.
 
 Starts (if needed) the daemon and a managed headless Chromium, opens the shipped page in a
-session's Agent Window, prints what the agent sees, takes a screenshot, then stops what it started.
+session's Agent Window, prints what the agent sees (the snapshot, with refs), fills in a name and
+clicks Greet by those refs, prints what that did, takes a screenshot, then stops what it started.
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Iterator
 
 from tabpilot import paths
 from tabpilot.cli import client
+from tabpilot.cli.action_commands import target_text
 from tabpilot.cli.browser_commands import launch_managed_browser
 from tabpilot.cli.context import Context
 from tabpilot.protocol import RpcError
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEMO_SESSION = "demo"
+DEMO_NAME = "Ada"
 DEMO_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "demo")
 
 
@@ -31,7 +35,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "demo",
         parents=[common],
-        help="run the whole path once: managed Chromium → shipped page → what the agent sees",
+        help="run the whole path once: managed Chromium → shipped page → snapshot → fill and click",
         description=__doc__,
     )
     p.add_argument("--keep", action="store_true", help="leave the browser and daemon running afterwards")
@@ -59,6 +63,14 @@ def serve_demo_pages() -> Iterator[str]:
         server.server_close()
 
 
+def _ref_of(snapshot: str, role: str, name: str) -> str:
+    """The ref of ``[role "name" @eN]`` in a snapshot."""
+    found = re.search(rf'\[{role} "{re.escape(name)}" (@e\d+)', snapshot)
+    if found is None:
+        raise RpcError("not_found", f"the demo page has no {role} {name!r} in its snapshot")
+    return found.group(1)
+
+
 def _daemon_running() -> bool:
     try:
         client.connect(autostart=False).close()
@@ -82,8 +94,13 @@ def cmd_demo(args: argparse.Namespace, ctx: Context) -> int:
         client.call("session.start", {"name": DEMO_SESSION}, browser=browser["instance_id"], timeout_s=20.0)
         with serve_demo_pages() as url:
             opened = ctx.call("tool.navigate", {"url": url, "timeout_ms": 30000})
-            title = ctx.call("tool.evaluate", {"expression": "document.title", "timeout_ms": 10000})
-            text = ctx.call("tool.evaluate", {"expression": "document.body.innerText", "timeout_ms": 10000})
+            snapshot = ctx.call("tool.snapshot", {"mode": "full", "timeout_ms": 10000})
+            name_ref = _ref_of(snapshot["text"], "textbox", "Your name")
+            greet_ref = _ref_of(snapshot["text"], "button", "Greet me")
+            filled = ctx.call("tool.fill", {"target": name_ref, "value": DEMO_NAME, "timeout_ms": 10000})
+            clicked = ctx.call("tool.click", {"target": greet_ref, "timeout_ms": 10000})
+            said = "document.getElementById('greeting').textContent"
+            greeting = ctx.call("tool.evaluate", {"expression": said, "timeout_ms": 10000})
             shot_path = os.path.join(paths.screenshot_dir(), "demo.png")
             os.makedirs(os.path.dirname(shot_path), mode=0o700, exist_ok=True)
             shot = ctx.call("tool.screenshot", {"format": "png", "timeout_ms": 30000})
@@ -91,10 +108,14 @@ def cmd_demo(args: argparse.Namespace, ctx: Context) -> int:
 
         with open(shot_path, "wb") as handle:
             handle.write(base64.b64decode(shot["data"]))
-        lines.append(f"opened: {opened['url']} ({opened.get('status')})")
-        lines.append(f"title: {title.get('value')}")
-        lines.append("the agent sees:")
-        lines += [f"  {line}" for line in str(text.get("value", "")).splitlines() if line.strip()]
+        lines.append(f"opened: {opened['url']} ({opened.get('status')}) \"{opened.get('title')}\"")
+        lines.append(f"the agent sees (`tabpilot snapshot`; @eN are the refs it acts on, {snapshot['refs']} here):")
+        lines += [f"  {line}" for line in str(snapshot["text"]).splitlines() if line.strip()]
+        lines.append(f"tabpilot fill {name_ref} {DEMO_NAME}:")
+        lines.append(f"  filled {target_text(filled.get('target'))} = \"{filled.get('value')}\"")
+        lines.append(f"tabpilot click {greet_ref}:")
+        lines.append(f"  clicked {target_text(clicked.get('target'))}")
+        lines.append(f"the page now says: {str(greeting.get('value', '')).strip()}")
         lines.append(f"screenshot: {shot_path} ({shot['width']}x{shot['height']} PNG)")
     finally:
         with contextlib.suppress(RpcError):
@@ -106,5 +127,14 @@ def cmd_demo(args: argparse.Namespace, ctx: Context) -> int:
         if not args.keep and started_daemon:
             with contextlib.suppress(RpcError):
                 client.call("daemon.stop", timeout_s=5.0, autostart=False)
-    result = {"browser": browser, "title": title.get("value"), "url": opened["url"], "screenshot": shot_path}
+    result = {
+        "browser": browser,
+        "title": opened.get("title"),
+        "url": opened["url"],
+        "snapshot": snapshot["text"],
+        "filled": filled,
+        "clicked": clicked,
+        "greeting": str(greeting.get("value", "")).strip(),
+        "screenshot": shot_path,
+    }
     return ctx.emit(result, "\n".join(lines))

@@ -7,6 +7,7 @@ import os
 
 from tabpilot.cli.context import Context, parse_duration
 from tabpilot.cli.render import quoted
+from tabpilot.cli.values import target
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
@@ -38,6 +39,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--target",
         action="append",
         default=[],
+        type=target,
         metavar="@eN|SELECTOR",
         help="outline this element for the person (repeatable)",
     )

@@ -8,7 +8,8 @@ import sys
 
 from tabpilot import __version__
 from tabpilot.cli.context import Context, tab_id
-from tabpilot.cli.render import print_error
+from tabpilot.cli.render import guarded, print_error
+from tabpilot.cli.values import Name
 from tabpilot.protocol import RpcError
 
 # typing costs ~5 ms per command; annotations are strings, so it is imported for checkers only.
@@ -40,7 +41,14 @@ class Parser(argparse.ArgumentParser):
     raise_errors = False
 
     def error(self, message: str) -> NoReturn:
-        err = RpcError("invalid_params", message, hint=f"see `{self.prog} --help`")
+        hint = f"see `{self.prog} --help`"
+        if "arguments are required" in message and ("TARGET" in message or "SOURCE" in message):
+            # In a shell an unquoted `#id` starts a comment: the target vanished before we saw it.
+            hint = (
+                f"give the element as @eN, a CSS selector or text=\"…\"; quote a selector that starts "
+                f"with # or holds spaces, e.g. `{self.prog} '#save'` (see `{self.prog} --help`)"
+            )
+        err = RpcError("invalid_params", message, hint=hint)
         if Parser.raise_errors:
             raise err
         sys.exit(print_error(err, Parser.json_errors))
@@ -71,8 +79,12 @@ def _untranslated(message: str) -> str:
 def _common_options() -> argparse.ArgumentParser:
     # SUPPRESS keeps a value given before the verb from being reset by the subparser's default.
     common = Parser(add_help=False)
-    common.add_argument("--session", metavar="NAME", default=argparse.SUPPRESS, help="session to act in")
-    common.add_argument("--browser", metavar="ID|LABEL", default=argparse.SUPPRESS, help="browser to use")
+    common.add_argument(
+        "--session", metavar="NAME", type=Name("session"), default=argparse.SUPPRESS, help="session to act in"
+    )
+    common.add_argument(
+        "--browser", metavar="ID|LABEL", type=Name("browser"), default=argparse.SUPPRESS, help="browser to use"
+    )
     common.add_argument(
         "--tab",
         metavar="TAB_ID",
@@ -213,17 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
-    try:
-        return int(handler(args, ctx))
-    except RpcError as err:
-        return print_error(err, ctx.as_json)
-    except KeyboardInterrupt:
-        print("interrupted: the daemon cancels the command", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`); nothing left to say.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return guarded(lambda: handler(args, ctx), ctx.as_json)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp",
         parents=[common],
-        help="run an MCP server over stdio (needs `pip install 'tabpilot[mcp]'`)",
+        help="run an MCP server over stdio",
         description="Serve tabpilot's page, tab and session verbs as MCP tools over stdin/stdout, relaying to "
         "the same daemon as the CLI. The client gets its own session unless --session (or TABPILOT_SESSION) "
         "names one. Example client config: command `tabpilot`, args [`mcp`].",

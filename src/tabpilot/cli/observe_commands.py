@@ -6,7 +6,9 @@ import argparse
 import os
 
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.outcomes import page_text
 from tabpilot.cli.render import quoted
+from tabpilot.cli.values import Count, target
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -17,30 +19,15 @@ if TYPE_CHECKING:
 DEFAULT_MAX_TOKENS = 12000
 DEFAULT_HTML_BYTES = 100_000
 LEVELS = ("error", "warning", "info", "log", "debug")
-
-
-def count(text: str) -> int:
-    """A non-negative integer (an argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def positive(text: str) -> int:
-    value = count(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
+MAX_TOKENS = 10_000_000
+MAX_BYTES = 1_000_000_000
+MAX_LIMIT = 100_000
 
 
 def _max_tokens_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-tokens",
-        type=count,
+        type=Count(0, MAX_TOKENS),
         metavar="N",
         help=f"cut after about N tokens (default {DEFAULT_MAX_TOKENS}; 0 = no limit)",
     )
@@ -66,12 +53,15 @@ the same element while the page lives; use it with click, fill, … and with --r
 
   tabpilot snapshot                 the whole page, up to ~12000 tokens (a last line says what was cut)
   tabpilot snapshot -i              only what you can act on, under its headings
-  tabpilot snapshot --ref @e40      one element's part of the page (a heading: its section)
+  tabpilot snapshot --ref @e40      one element's part of the page (a heading: its section); --ref
+                                    takes any target: '#main', 'text="Prices"' work too
   tabpilot snapshot --out page.txt  the whole page into a file; prints the path and a summary""",
     )
     p.add_argument("-i", "--interactive", action="store_true", help="only actionable elements, with context")
     p.add_argument("--viewport", action="store_true", help="only what is on screen now")
-    p.add_argument("--ref", metavar="@eN", help="only this element's subtree (a heading: its section)")
+    p.add_argument(
+        "--ref", metavar="TARGET", type=target, help="only this element's subtree (a heading: its section)"
+    )
     p.add_argument("--urls", action="store_true", help="show the URL of every link")
     _max_tokens_option(p)
     p.add_argument("--out", metavar="FILE", help="write the whole (uncut) snapshot to FILE")
@@ -86,7 +76,7 @@ the same element while the page lives; use it with click, fill, … and with --r
         "its ref, under the landmark and heading it belongs to. Iframes and shadow DOM included.",
     )
     p.add_argument("text", metavar="TEXT", help="the text to look for")
-    p.add_argument("--limit", type=positive, metavar="N", help="show at most N matches (default 50)")
+    p.add_argument("--limit", type=Count(1, MAX_LIMIT), metavar="N", help="show at most N matches (default 50)")
     _timeout_option(p)
     p.set_defaults(handler=cmd_find)
 
@@ -97,7 +87,9 @@ the same element while the page lives; use it with click, fill, … and with --r
         description="Print the page's readable text (the snapshot without refs; form controls keep "
         'their [role "name"] brackets). With --ref, only that element\'s text.',
     )
-    p.add_argument("--ref", metavar="@eN", help="only this element (a heading: its section)")
+    p.add_argument(
+        "--ref", metavar="TARGET", type=target, help="only this element (a heading: its section)"
+    )
     _max_tokens_option(p)
     _timeout_option(p)
     p.set_defaults(handler=cmd_text)
@@ -110,10 +102,12 @@ the same element while the page lives; use it with click, fill, … and with --r
         "element's with --ref (a ref @eN, a CSS selector or text=…). Cut at --max-bytes; --out "
         "writes all of it to a file.",
     )
-    p.add_argument("--ref", metavar="TARGET", help="the element: @eN, a CSS selector, or text=…")
+    p.add_argument(
+        "--ref", metavar="TARGET", type=target, help="the element: @eN, a CSS selector, or text=…"
+    )
     p.add_argument(
         "--max-bytes",
-        type=count,
+        type=Count(0, MAX_BYTES),
         metavar="N",
         help=f"cut after N bytes of UTF-8 (default {DEFAULT_HTML_BYTES:,}; 0 = no limit)",
     )
@@ -129,11 +123,11 @@ the same element while the page lives; use it with click, fill, … and with --r
         "the browser's own messages (failed requests…), oldest first, each with a sequence number "
         "that never goes back in this tab. Read on from where you were with --since N.",
     )
-    p.add_argument("--since", type=count, metavar="N", help="only entries after number N")
+    p.add_argument("--since", type=Count(), metavar="N", help="only entries after number N")
     p.add_argument(
         "--level", choices=LEVELS, help="only this level and more severe (error > warning > info/log > debug)"
     )
-    p.add_argument("--limit", type=positive, metavar="N", help="at most N entries (default 100)")
+    p.add_argument("--limit", type=Count(1, MAX_LIMIT), metavar="N", help="at most N entries (default 100)")
     p.set_defaults(handler=cmd_console)
 
 
@@ -151,12 +145,6 @@ def output_path(path: str) -> str:
 def write_text(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text if text.endswith("\n") else text + "\n")
-
-
-def page_text(result: dict[str, Any]) -> str:
-    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
-    text = str(result.get("text") or "")
-    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
 
 
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:

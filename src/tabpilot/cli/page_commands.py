@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.outcomes import eval_text
 from tabpilot.cli.render import navigation_line
+from tabpilot.cli.values import Count, target
 from tabpilot.protocol import WAIT_UNTIL, RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -84,22 +85,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", help="where to write the image (default: $TABPILOT_HOME/screenshots/)"
     )
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--ref", metavar="TARGET", help="only this element: @eN, a CSS selector, or text=…")
+    what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
-    p.add_argument("--quality", type=_quality, metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
+    p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_screenshot)
-
-
-def _quality(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError("must be from 0 to 100")
-    return value
 
 
 def _navigation_params(args: argparse.Namespace) -> dict[str, Any]:
@@ -127,13 +118,7 @@ def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.evaluate", {"expression": args.expression})
-    if result.get("ok"):
-        return ctx.emit(result, json.dumps(result.get("value"), ensure_ascii=False))
-    exception = result.get("exception") or {}
-    where = ""
-    if exception.get("line"):
-        where = f" (line {exception['line']}, column {exception.get('column', '?')})"
-    return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
+    return ctx.emit(result, eval_text(result))
 
 
 def _default_screenshot_path(ctx: Context, extension: str) -> str:

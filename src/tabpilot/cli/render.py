@@ -1,21 +1,28 @@
-"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint."""
+"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint.
 
-from __future__ import annotations
+Shared by the full CLI and the hot path (``tabpilot.cli.fast``): built-in modules only.
+"""
 
-import json
 import sys
 
-from tabpilot.protocol import RpcError
+from tabpilot.cli import fastjson
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from tabpilot.protocol import RpcError
+else:
+    Any = object
 
 # The next step for an agent, by reason first, then by code, when the error carries no hint.
 REASON_HINTS = {
     "unknown_tab": "`tabpilot tab list` shows this session's tabs",
-    "unknown_session": "`tabpilot session list` shows live sessions; `tabpilot session start NAME` starts one",
+    "unknown_session": "`tabpilot session list` shows the live sessions; start one that is not listed with "
+    "`tabpilot session start NAME`",
     "session_stopped": "start it again with `tabpilot session start NAME`",
     "bad_url": "give a full URL, e.g. https://example.com/page",
     "url_scheme_refused": "only http(s) and about:blank URLs can be opened (file: with --allow-file)",
@@ -35,6 +42,8 @@ REASON_HINTS = {
     "protocol_incompatible": "update tabpilot and the extension so their protocol versions match",
 }
 CODE_HINTS = {
+    # The safety net for a usage error raised without a hint of its own.
+    "invalid_params": "see `tabpilot --help` for the verbs and `tabpilot VERB --help` for a verb's options",
     "no_browser_connected": "start one with `tabpilot browser launch`, or open your browser with the tabpilot "
     "extension (pair it once with `tabpilot pair`)",
     "multiple_browsers_online": "pass --browser ID|LABEL; `tabpilot browser list` shows them",
@@ -51,7 +60,7 @@ CODE_HINTS = {
 }
 
 
-def hint_for(err: RpcError) -> str | None:
+def hint_for(err: "RpcError") -> str | None:
     hint = err.data.get("hint")
     if isinstance(hint, str) and hint:
         return hint
@@ -60,7 +69,7 @@ def hint_for(err: RpcError) -> str | None:
     return CODE_HINTS.get(err.code)
 
 
-def print_error(err: RpcError, as_json: bool) -> int:
+def print_error(err: "RpcError", as_json: bool) -> int:
     """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
     hint = hint_for(err)
     if as_json:
@@ -74,7 +83,7 @@ def print_error(err: RpcError, as_json: bool) -> int:
                 **{k: v for k, v in err.data.items() if k not in ("reason", "hint")},
             }
         }
-        print(json.dumps(payload, ensure_ascii=False))
+        print(fastjson.dumps(payload, ensure_ascii=False))
         return err.exit_code
     lines = [f"error: {err.message}"]
     browsers = err.data.get("browsers")
@@ -86,8 +95,39 @@ def print_error(err: RpcError, as_json: bool) -> int:
     return err.exit_code
 
 
+def guarded(step: "Callable[[], Any]", as_json: bool) -> int:
+    """Run one command's work and return its exit code: an RpcError is reported, ^C and a closed
+    pipe end it quietly."""
+    try:
+        return int(step())
+    except KeyboardInterrupt:
+        print("interrupted: the daemon cancels the command", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        import os
+
+        # The reader of our output went away (e.g. `| head`); nothing left to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        from tabpilot.protocol import RpcError
+
+        if isinstance(exc, RpcError):
+            return print_error(exc, as_json)
+        raise
+
+
 def print_json(result: Any) -> None:
-    print(json.dumps(result, ensure_ascii=False))
+    print(fastjson.dumps(result, ensure_ascii=False))
+
+
+def emit(result: Any, text: str, as_json: bool) -> int:
+    """Print a result: ``--json`` gets the object, people and agents the text (nothing when empty)."""
+    if as_json:
+        print_json(result)
+    elif text:
+        print(text)
+    return 0
 
 
 def status_suffix(status: Any) -> str:
@@ -98,7 +138,7 @@ def quoted(text: Any, limit: int = 80) -> str:
     value = str(text or "")
     if len(value) > limit:
         value = value[: limit - 1] + "…"
-    return json.dumps(value, ensure_ascii=False)
+    return fastjson.dumps(value, ensure_ascii=False)
 
 
 def navigation_line(verb: str, result: dict[str, Any]) -> str:

@@ -6,6 +6,7 @@ import argparse
 
 from tabpilot.cli.context import Context, parse_duration, tab_id
 from tabpilot.cli.render import quoted
+from tabpilot.cli.values import Name
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -31,10 +32,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verbs = session.add_subparsers(dest="session_verb", metavar="{start,stop,list,resume}")
     verbs.required = True
     p = verbs.add_parser("start", parents=[common], help="start a session and print its id")
-    p.add_argument("name", nargs="?", help="session name (default: a short generated id)")
+    p.add_argument("name", nargs="?", type=Name("session"), help="session name (default: a short generated id)")
     p.set_defaults(handler=cmd_session_start)
     p = verbs.add_parser("stop", parents=[common], help="stop a session and close its Agent Window")
-    p.add_argument("session_id", nargs="?", metavar="ID", help="the session (default: the current one)")
+    p.add_argument(
+        "session_id", nargs="?", metavar="ID", type=Name("session"), help="the session (default: the current one)"
+    )
     p.add_argument("--all", action="store_true", help="stop every session")
     p.set_defaults(handler=cmd_session_stop)
     p = verbs.add_parser("list", parents=[common], help="list live sessions")
@@ -99,7 +102,11 @@ def cmd_session_start(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_session_stop(args: argparse.Namespace, ctx: Context) -> int:
     if args.all and args.session_id:
-        raise RpcError("invalid_params", "give a session id or --all, not both")
+        raise RpcError(
+            "invalid_params",
+            "give a session id or --all, not both",
+            hint="`tabpilot session stop ID` stops one, `tabpilot session stop --all` every one",
+        )
     params: dict[str, Any] = (
         {"all": True} if args.all else {"session_id": args.session_id or ctx.session or "default"}
     )

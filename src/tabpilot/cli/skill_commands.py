@@ -76,6 +76,8 @@ def _choose(targets: list[Target], args: argparse.Namespace) -> list[Target]:
         detected = [t for t in targets if t.harness.detected(home)]
     if args.uninstall:
         return targets
+    if not detected and args.yes:
+        return []
     if not detected:
         raise RpcError(
             "not_found",
@@ -124,8 +126,10 @@ def cmd_install_skill(args: argparse.Namespace, ctx: Context) -> int:
             }
             for t in targets
         ]
-        lines = [
-            f"{r['title']:<12} {'detected' if r['detected'] else 'absent  '}  {r['installed']:<8}  {r['folder']}"
+        # The short name first: it is what --harness takes.
+        lines = [f"{'NAME':<10} {'HARNESS':<12} {'ON THIS MACHINE':<15}  {'SKILL':<8}  FOLDER"] + [
+            f"{r['harness']:<10} {r['title']:<12} {'detected' if r['detected'] else 'not found':<15}  "
+            f"{r['installed']:<8}  {r['folder']}"
             for r in rows
         ]
         return ctx.emit({"harnesses": rows}, "\n".join(lines))
@@ -151,4 +155,12 @@ def cmd_install_skill(args: argparse.Namespace, ctx: Context) -> int:
         for d in done
         if d["outcome"] != "absent"
     ]
+    if not done and args.yes and not args.uninstall:
+        # Not an error: a machine without a harness is normal (a server, CI); say where it can go.
+        where = install.packaged_skill()
+        line = (
+            f"no agent harness found on this machine: nothing installed; put {where} in your harness's "
+            "skills folder as tabpilot/SKILL.md, or name one with --harness NAME (see --list)"
+        )
+        return ctx.emit({"results": [], "skill": str(where)}, line)
     return ctx.emit({"results": done}, "\n".join(lines) if lines else "nothing to do")

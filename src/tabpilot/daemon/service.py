@@ -32,6 +32,12 @@ from tabpilot.protocol import RpcError
 log = logging.getLogger("tabpilot.daemon")
 
 SESSION_START_TIMEOUT_S = 15.0
+# Methods that take --browser only to be told it names no connected browser (session.start and the
+# tools pick their browser by it, and say so themselves).
+BROWSER_CHECKED = frozenset({"session.list", "session.stop", "session.resume", "browser.list", "daemon.status"})
+# After a restart, how long a command for an unknown session waits for a reconnecting browser to
+# bring it back (they reconnect within a second or so); later, unknown is unknown at once.
+ADOPTION_WAIT_S = 2.0
 
 
 class Daemon:
@@ -207,6 +213,9 @@ class Daemon:
         method = frame["method"]
         try:
             handler = self._handlers.get(method)
+            query = frame.get("browser")
+            if method in BROWSER_CHECKED and isinstance(query, str) and query and self.browsers.all():
+                self.browsers.select(query)
             if handler is not None:
                 result = await handler(frame, abandon)
             elif method.startswith("tool."):
@@ -437,11 +446,12 @@ class Daemon:
             # The files are read here: a missing one fails before anything reaches the page.
             params = await asyncio.to_thread(uploads.prepare, params)
         for attempt in range(2):
-            session = self.sessions.get(session_id)
+            session = self.sessions.get(session_id) or await self._adopted(session_id, abandon)
             if session is None:
                 if session_id != DEFAULT_SESSION:
                     self.sessions.require(session_id)
                 session = await self._open_session(session_id, frame.get("browser"), abandon, reuse=True)
+            self._check_browser_of(session, frame.get("browser"))
             try:
                 return await self._run_in_session(session, method, params, timeout_s, abandon)
             except RpcError as err:
@@ -453,6 +463,34 @@ class Daemon:
                         continue
                 raise
         raise AssertionError("unreachable")
+
+    def _check_browser_of(self, session: Session, query: Any) -> None:
+        """``--browser`` names a connected browser, and the one the session lives in."""
+        if not isinstance(query, str) or not query or not self.browsers.all():
+            return
+        browser = self.browsers.select(query)
+        if browser.instance_id != session.browser_id:
+            raise RpcError(
+                "invalid_params",
+                f"session {session.session_id!r} lives in browser {session.browser_id}, not in "
+                f"{browser.describe()}",
+                hint="drop --browser, or start a session in that browser: "
+                "`tabpilot --browser ID session start NAME`",
+            )
+
+    async def _adopted(self, session_id: str, abandon: asyncio.Event) -> Session | None:
+        """Just after start-up, wait for a paired browser to reconnect and bring ``session_id`` back."""
+        remaining = min(ADOPTION_WAIT_S, self.config.startup_wait_s) - (time.monotonic() - self.started)
+        if remaining <= 0 or not self.secrets.all():
+            return None
+        paired = {p.instance_id for p in self.secrets.all()}
+
+        def back_or_all_here() -> Session | bool | None:
+            # Once every paired browser is back, a session none of them brought is really unknown.
+            return self.sessions.get(session_id) or paired <= {b.instance_id for b in self.browsers.all()}
+
+        found = await self._wait_until(back_or_all_here, remaining, abandon)
+        return found if isinstance(found, Session) else None
 
     async def _run_in_session(
         self, session: Session, method: str, params: dict[str, Any], timeout_s: float, abandon: asyncio.Event

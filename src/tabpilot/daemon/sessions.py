@@ -103,7 +103,9 @@ class SessionRegistry:
                 "not_found",
                 f"unknown session {session_id!r}",
                 "unknown_session",
-                hint=f"start it with `tabpilot session start {session_id}`, or see `tabpilot session list`",
+                # Only a session that is not listed may be started: starting a live one fails.
+                hint=f"`tabpilot session list` shows the live sessions; {session_id!r} is not one of them, "
+                f"so `tabpilot session start {session_id}` starts it anew (its old tabs are gone)",
             )
         return session
 

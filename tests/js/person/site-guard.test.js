@@ -2,7 +2,7 @@
 // before they leave the browser), after a command (results replaced by the refusal), and failing closed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSiteGuard, interceptPatterns, HINT } from "../../../src/tabpilot/extension/person/site-guard.js";
+import { createSiteGuard, interceptPatterns, HINT, LEAVE_HINT } from "../../../src/tabpilot/extension/person/site-guard.js";
 import { STORAGE_KEY } from "../../../src/tabpilot/extension/person/blocklist.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -83,14 +83,21 @@ test("admit refuses a tab on a blocked site, or going to one, or with a blocked 
     await assert.rejects(t.guard.admit(tab, { frames: false }), (err) => {
       assert.equal(err.code, "blocked_site");
       assert.equal(err.reason, "site_blocked");
-      assert.equal(err.data.hint, HINT);
+      // The way out is named: leave the page, never another way in.
+      assert.equal(err.data.hint, LEAVE_HINT);
+      assert.match(err.data.hint, /tabpilot open URL/);
+      assert.match(err.data.hint, /tabpilot tab close/);
       assert.equal(err.data.tab_id, 2);
       assert.doesNotMatch(JSON.stringify({ message: err.message, data: err.data }), /bank\.example\.com/);
       return true;
     });
   }
   await t.guard.admit({ id: 1, url: "https://news.example/" }, { frames: false });
-  await assert.rejects(t.guard.admit({ id: 1, url: "https://news.example/" }), /a frame in tab 1/);
+  await assert.rejects(t.guard.admit({ id: 1, url: "https://news.example/" }), (err) => {
+    assert.match(err.message, /a frame in tab 1/);
+    assert.equal(err.data.hint, LEAVE_HINT);
+    return true;
+  });
   await t.guard.admit({ id: 3, url: "about:blank" });
 });
 
@@ -110,7 +117,12 @@ test("a damaged or unreadable list blocks every web page and says why", async ()
 test("the list is read once and follows storage changes; every target we debug intercepts by the new list", async () => {
   const t = setup();
   await t.guard.refuseDestination("https://news.example/");
-  await assert.rejects(t.guard.refuseDestination("https://bank.example.com/x", 4), { code: "blocked_site" });
+  await assert.rejects(t.guard.refuseDestination("https://bank.example.com/x", 4), (err) => {
+    // Going to a blocked site: no way in, and no "open another URL" either.
+    assert.equal(err.code, "blocked_site");
+    assert.equal(err.data.hint, HINT);
+    return true;
+  });
   assert.equal(t.reads.length, 1);
   t.change(["news.example"]);
   await waitFor(() => t.sent.length === 2, "the targets to follow");

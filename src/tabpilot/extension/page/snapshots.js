@@ -6,7 +6,7 @@
 import { RpcError } from "../link/protocol.js";
 import { withDeadline } from "../link/deadline.js";
 import { AGENT, objectArg } from "../browser/frames.js";
-import { locateRef } from "./targets.js";
+import { locateRef, resolveTarget } from "./targets.js";
 import { refNumber } from "./refs.js";
 import { spliceFrames, DEFAULT_MAX_TOKENS } from "../snapshot/index.js";
 
@@ -293,7 +293,7 @@ export function createSnapshots({ frames, refs, tabs }) {
           const root = node.shadowRoots?.find((/** @type {any} */ r) => r.shadowRootType === "closed");
           if (!root) return;
           const { object } = await frames.send(frame, "DOM.resolveNode", { backendNodeId: root.backendNodeId, executionContextId: contextId, objectGroup: GROUP });
-          await frames.callOn(frame, objectId, `function (root) { ${AGENT}.adopt.call(this, root); }`, [objectArg(object.objectId)]);
+          await frames.callOn(frame, objectId, `function (root) { ${AGENT}.adoptRoot.call(this, root); }`, [objectArg(object.objectId)]);
           adopted++;
         }),
       );
@@ -316,6 +316,17 @@ export function createSnapshots({ frames, refs, tabs }) {
       result = await agentCall(frame, call);
     }
     return result;
+  }
+
+  /**
+   * Gives a found element a ref in its frame's agent, numbered and booked like a snapshot's refs.
+   * @param {{frame: FrameHandle, objectId: string}} found
+   */
+  async function adoptRef({ frame, objectId }) {
+    const start = await refs.next(frame.tabId);
+    const given = await frames.callOn(frame, objectId, `function (start) { return ${AGENT}.adopt(this, start); }`, [start]);
+    refs.issued(frame.tabId, frame.frameId, start, given.nextRef);
+    return /** @type {number} */ (given.ref);
   }
 
   /**
@@ -349,11 +360,19 @@ export function createSnapshots({ frames, refs, tabs }) {
     const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     let frame = await frames.main(tabId);
     let rootRef = null;
-    if (options.rootRef) {
-      const found = await locateRef(ctx, tabId, options.rootRef);
+    let ref = options.rootRef && refNumber(options.rootRef) !== null ? options.rootRef : null;
+    if (options.rootRef && ref === null) {
+      // Any other target (a CSS selector, text=…): find the element, then start there by its ref —
+      // the one a snapshot gave it, else a new one from its own frame's agent.
+      const found = await resolveTarget(ctx, tabId, options.rootRef);
+      ref = found.ref ?? `@e${await adoptRef(found)}`;
+      void frames.send(found.frame, "Runtime.releaseObject", { objectId: found.objectId }).catch(() => {});
+    }
+    if (ref !== null) {
+      const found = await locateRef(ctx, tabId, ref);
       void frames.send(found.frame, "Runtime.releaseObject", { objectId: found.objectId }).catch(() => {});
       frame = found.frame;
-      rootRef = `@e${refNumber(options.rootRef)}`;
+      rootRef = `@e${refNumber(ref)}`;
     }
     const engine = { mode: options.mode ?? "full", viewportOnly: !!options.viewportOnly, urls: !!options.urls };
     const top = await readFrame(frame, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens, rootRef, refStart })})`);

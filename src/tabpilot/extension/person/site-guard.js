@@ -4,6 +4,8 @@
 //
 // - Before a page command: the tab's address and pending address, and every frame of it
 //   (sessions.resolveTab calls `admit`); before a navigation: where it goes (`refuseDestination`).
+//   Navigating away is the way out of a blocked tab: `open` checks only the destination (and the
+//   after-check below the page it lands on), so the agent can leave a page it may not touch.
 // - While we debug a tab: requests to blocked sites never leave the browser. Every target we attach
 //   to (tabs and their out-of-process frames) intercepts requests whose address could be blocked
 //   (Fetch.enable with patterns made from the list) and fails those that are.
@@ -16,6 +18,9 @@ import { RpcError } from "../link/protocol.js";
 import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
 
 export const HINT = "The person blocked this site for agents: do not try another way in; tell them the task needs it.";
+/** For a tab that is on (or holds a frame of) a blocked site: the way out is to leave it, never to go in. */
+export const LEAVE_HINT =
+  "The person blocked a site this tab shows: do not try another way in. To go on, open another URL in it (`tabpilot open URL`) or close it (`tabpilot tab close`).";
 const DAMAGED_HINT =
   "The person's blocked-sites list is damaged, so every site is blocked: ask them to fix it in the tabpilot extension's options.";
 
@@ -94,12 +99,12 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
     return blockedBy(await storedValue(), url) !== null;
   }
 
-  /** @param {string} message @param {Record<string, unknown>} [data] */
-  async function refusal(message, data = {}) {
+  /** @param {string} message @param {Record<string, unknown>} [data] @param {string} [hint] */
+  async function refusal(message, data = {}, hint = HINT) {
     const damaged = !parseBlockList(await storedValue()).ok;
     return new RpcError("blocked_site", damaged ? `${message} (the blocked-sites list is damaged, so every site is blocked)` : message, "site_blocked", {
       ...data,
-      hint: damaged ? DAMAGED_HINT : HINT,
+      hint: damaged ? DAMAGED_HINT : hint,
     });
   }
 
@@ -142,16 +147,17 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
   }
 
   /**
-   * Why the command's tab is refused after it ran, or null.
+   * Why the command's tab is refused after it ran, and the hint to give; or null.
    * @param {number} tabId @param {number} since the refusal count when the command started
+   * @returns {Promise<[string, string] | null>}
    */
   async function landedOn(tabId, since) {
-    if ((pageRefusals.get(tabId) ?? 0) > since) return `the page in tab ${tabId} tried to go to a site the person blocked; it was stopped before reaching it`;
+    if ((pageRefusals.get(tabId) ?? 0) > since) return [`the page in tab ${tabId} tried to go to a site the person blocked; it was stopped before reaching it`, HINT];
     const tab = await tabs.get(tabId).catch(() => null);
     if (!tab) return null;
-    if (await isBlocked(tab.pendingUrl)) return `tab ${tabId} is going to a site the person blocked`;
+    if (await isBlocked(tab.pendingUrl)) return [`tab ${tabId} is going to a site the person blocked`, LEAVE_HINT];
     for (const url of [tab.url, ...frameUrls.knownOf(tabId)]) {
-      if (await isBlocked(url)) return `tab ${tabId} is on a site the person blocked`;
+      if (await isBlocked(url)) return [`tab ${tabId} is on a site the person blocked`, LEAVE_HINT];
     }
     return null;
   }
@@ -183,7 +189,7 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
       }
       const tabId = /** @type {any} */ (result)?.tab_id ?? /** @type {any} */ (failure)?.data?.tab_id ?? params.tab_id ?? (await currentTab(ctx, params));
       const why = Number.isInteger(tabId) ? await landedOn(tabId, since) : null;
-      if (why) throw await refusal(why, { tab_id: tabId });
+      if (why) throw await refusal(why[0], { tab_id: tabId }, why[1]);
       if (failure) throw failure;
       return result;
     };
@@ -202,17 +208,26 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
      * @param {{frames?: boolean}} [options]
      */
     async admit(tab, { frames = true } = {}) {
-      if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, { tab_id: tab.id });
-      if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, { tab_id: tab.id });
+      const data = { tab_id: tab.id };
+      if (await isBlocked(tab.pendingUrl)) throw await refusal(`tab ${tab.id} is going to a site the person blocked`, data, LEAVE_HINT);
+      if (await isBlocked(tab.url)) throw await refusal(`tab ${tab.id} is on a site the person blocked`, data, LEAVE_HINT);
       if (!frames) return;
       for (const url of await frameUrls.of(tab.id)) {
-        if (await isBlocked(url)) throw await refusal(`a frame in tab ${tab.id} is on a site the person blocked`, { tab_id: tab.id });
+        if (await isBlocked(url)) throw await refusal(`a frame in tab ${tab.id} is on a site the person blocked`, data, LEAVE_HINT);
       }
     },
 
-    /** Refuse a navigation to a blocked address before it starts. @param {string} url @param {number} [tabId] */
+    /**
+     * Refuse a navigation to a blocked address before it starts; else make sure the tab's frames and
+     * main frame are followed, so the after-check sees where the navigation really lands (a redirect).
+     * @param {string} url @param {number} [tabId]
+     */
     async refuseDestination(url, tabId) {
       if (await isBlocked(url)) throw await refusal(`${url} is on a site the person blocked`, tabId === undefined ? {} : { tab_id: tabId });
+      if (tabId === undefined) return;
+      // A page too busy to list its frames is still followed by its events; the gate checks after.
+      await frameUrls.of(tabId).catch(() => {});
+      await mainFrameId(tabId).catch(() => {});
     },
 
     /**

@@ -1,6 +1,6 @@
 // @ts-check
 // The in-page snapshot agent: installed once per document (in the extension's isolated world), it keeps
-// the ref ↔ element maps and answers snapshot / find / resolve / status / locate.
+// the ref ↔ element maps and answers snapshot / find / resolve / status / locate / adopt.
 //
 // installAgent is sent to the page as source text (see agent-source.js); inside it the walker and the
 // renderer are referred to by their names, which the composed source defines. The imports below only
@@ -83,6 +83,16 @@ export function installAgent(version) {
       store.refs.set(n, new WeakRef(el));
     }
     return n;
+  }
+  /**
+   * A ref for an element the agent named another way (a CSS selector, text=), booked like a snapshot's,
+   * so a snapshot can start there. @param {Element} el @param {number} [refStart]
+   */
+  function adopt(el, refStart) {
+    const start = begin(refStart);
+    const ref = refFor(el);
+    end(start);
+    return { ref, nextRef: store.next };
   }
   /** @param {number | undefined} refStart */
   function begin(refStart) {
@@ -255,11 +265,11 @@ export function installAgent(version) {
     return hosts;
   }
   /** `this` = a host: its closed shadow root, reached through CDP. @this {Element} @param {ShadowRoot} root */
-  function adopt(root) {
+  function adoptRoot(root) {
     store.roots.set(this, root);
   }
 
-  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, unheard, heard, takeHosts, adopt };
+  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, unheard, heard, takeHosts, adoptRoot };
   Object.defineProperty(g, KEY, { value: agent, configurable: true, enumerable: false, writable: true });
   return agent;
 }

@@ -38,7 +38,9 @@ export async function navigateTab(ctx, tabId, { command, waitUntil, timeoutMs, k
 
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function navigate(params, ctx) {
-  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  // Leaving a page on (or framing) a blocked site is the way out: only the destination is checked
+  // here, and the page it lands on after (site-guard's gate). Nothing of the old page is read.
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params), { sites: "none" });
   const url = normalizeUrl(requireString(params, "url"), {
     allowFile: optionalBool(params, "allow_file", false),
     base: tab.url || undefined,
@@ -57,7 +59,8 @@ export async function navigate(params, ctx) {
  * @param {-1 | 1} delta
  */
 async function traverse(params, ctx, delta) {
-  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  // A way out of a blocked page too: the entry it goes to is checked as a destination.
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params), { sites: "none" });
   const waitUntil = waitUntilOf(params);
   const timeoutMs = timeoutOf(params);
   const { currentIndex, entries } = await ctx.cdp.send(tab.id, "Page.getNavigationHistory");
@@ -84,7 +87,8 @@ export const navigateForward = (params, ctx) => traverse(params, ctx, 1);
 
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function reload(params, ctx) {
-  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  // A blocked frame does not stop a reload (its request fails again); a blocked page does.
+  const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params), { sites: "address" });
   const ignoreCache = optionalBool(params, "hard", false);
   return navigateTab(ctx, tab.id, {
     kind: "reload",

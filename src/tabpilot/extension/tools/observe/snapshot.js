@@ -3,7 +3,6 @@
 import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, optionalBool, requireString, timeoutOf } from "../../link/params.js";
 import { withDeadline } from "../../link/deadline.js";
-import { refNumber } from "../../page/refs.js";
 import { readableText } from "../../page/snapshots.js";
 import { DEFAULT_MAX_TOKENS } from "../../snapshot/index.js";
 
@@ -20,12 +19,12 @@ export function optionalCount(params, name, fallback) {
   return /** @type {number} */ (value);
 }
 
-/** The `ref` param: "@e12" / "e12", or absent. @param {Record<string, unknown>} params */
+/** The `ref` param: any target (@e12, a CSS selector, text=…), or absent. @param {Record<string, unknown>} params */
 export function optionalRef(params) {
   const value = params.ref;
   if (value === undefined || value === null || value === "") return null;
-  if (refNumber(value) === null) throw invalid(`ref must look like @e12, not ${JSON.stringify(value)}`, "Take a ref from a snapshot.");
-  return /** @type {string} */ (value);
+  if (typeof value !== "string") throw invalid(`ref must be a target such as @e12, #main or text="Prices", not ${JSON.stringify(value)}`);
+  return value;
 }
 
 /**

@@ -1,0 +1,136 @@
+"""The text a page verb prints for its result, shared by the full CLI and the hot path (built-ins only)."""
+
+from tabpilot.cli import fastjson
+from tabpilot.cli.render import quoted, status_suffix
+
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+else:
+    Any = object
+
+CLICK_VERBS = {"left": "clicked", "right": "right-clicked"}
+
+
+def target_text(target: Any) -> str:
+    """``button "Save" @e12`` — how an outcome line names the element."""
+    if not isinstance(target, dict):
+        return "the element"
+    label = target.get("label") or "element"
+    ref = target.get("ref")
+    return f"{label} @{ref}" if ref else label
+
+
+def outcome_text(result: dict[str, Any]) -> str:
+    """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
+    parts = []
+    dialog = result.get("dialog")
+    if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
+        parts.append(f"{dialog_text(dialog)} (accepted)")
+    navigated = result.get("navigated")
+    if isinstance(navigated, dict):
+        url = navigated.get("url", "")
+        if not navigated.get("committed", True):
+            parts.append(f"navigating to {url} (not committed yet)")
+        elif navigated.get("same_document"):
+            parts.append(f"went to {url} (same document)")
+        else:
+            parts.append(f"navigated to {url}{status_suffix(navigated.get('status'))}")
+    opened = result.get("opened_tab")
+    if isinstance(opened, dict):
+        where = "kept in this session" if opened.get("kept") else "outside this session"
+        if opened.get("current"):
+            where += ", now current"
+        parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
+    if isinstance(dialog, dict) and dialog.get("handled") == "open":
+        parts.append(dialog_line(dialog))
+    return "".join(f" → {p}" for p in parts)
+
+
+def dialog_text(dialog: dict[str, Any]) -> str:
+    """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
+    message = dialog.get("message")
+    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
+
+
+def dialog_line(dialog: dict[str, Any]) -> str:
+    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
+
+
+def action_text(result: dict[str, Any], line: str) -> str:
+    """An action's line, what it set off, and the snapshot asked for with --snapshot / --diff."""
+    text = line + outcome_text(result)
+    snapshot = result.get("snapshot")
+    if isinstance(snapshot, str) and snapshot:
+        text += "\n" + snapshot
+    return text
+
+
+def click_line(result: dict[str, Any], button: str, double: bool) -> str:
+    verb = "double-clicked" if double else CLICK_VERBS.get(button, "middle-clicked")
+    return f"{verb} {target_text(result.get('target'))}"
+
+
+def simple_line(result: dict[str, Any], verb: str) -> str:
+    return f"{verb} {target_text(result.get('target'))}"
+
+
+def fill_line(result: dict[str, Any]) -> str:
+    return f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}"
+
+
+def type_line(result: dict[str, Any], text: str) -> str:
+    into = f" into {target_text(result['target'])}" if result.get("target") else ""
+    return f"typed {quoted(text)}{into}"
+
+
+def press_line(result: dict[str, Any], keys: list[str]) -> str:
+    pressed = ", ".join(result.get("pressed") or keys)
+    into = f" in {target_text(result['target'])}" if result.get("target") else ""
+    return f"pressed {pressed}{into}"
+
+
+def select_line(result: dict[str, Any]) -> str:
+    selected = result.get("selected") or []
+    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
+    how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
+    matched = f" (matched by {' and '.join(how)})" if how else ""
+    return f"selected {labels} in {target_text(result.get('target'))}{matched}"
+
+
+def check_line(result: dict[str, Any], checked: bool) -> str:
+    state = "checked" if checked else "unchecked"
+    what = target_text(result.get("target"))
+    return f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
+
+
+def wait_line(result: dict[str, Any], kind: str, value: str) -> str:
+    """``waited 0.3 s for text "Saved"`` — what a condition wait waited for."""
+    seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
+    what = {
+        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
+        "text": f"text {quoted(value)}",
+        "gone": f"{quoted(value)} to be gone",
+        "url": f"URL {quoted(value)} ({result.get('url', '')})",
+        "load": f"{value}",
+    }[kind]
+    return f"waited {seconds} for {what}"
+
+
+def eval_text(result: dict[str, Any]) -> str:
+    """The value as JSON, or ``exception: …`` with where it was thrown."""
+    if result.get("ok"):
+        return fastjson.dumps(result.get("value"), ensure_ascii=False)
+    exception = result.get("exception") or {}
+    where = ""
+    if exception.get("line"):
+        where = f" (line {exception['line']}, column {exception.get('column', '?')})"
+    return f"exception: {exception.get('text', 'unknown error')}{where}"
+
+
+def page_text(result: dict[str, Any]) -> str:
+    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
+    text = str(result.get("text") or "")
+    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
