@@ -180,7 +180,10 @@ class CliDriver:
     def find(self, name: str) -> str:
         """The snapshot lines naming `name`: after a click on a page already read, the agent knows what it
         looks for (the option it opened a menu for, the field a tab shows) and reads only those lines."""
-        text = self.cli("find", name)
+        self.commands.append(f"find {name}")
+        done = self.tp.run("find", name, *self.session, check=False)
+        # A find that fails is only a look that did not work: the agent reads the page instead.
+        text = done.out if done.code == 0 else done.err
         self.snapshots.append(text)
         return text
 
