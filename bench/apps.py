@@ -8,6 +8,7 @@ read, and the coverage of the controls the task needs in what was read.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -99,7 +100,13 @@ class PlaywrightDriver:
         while not aria_has(text, control):
             if time.monotonic() > deadline:
                 raise AssertionError(f'no {control.role} "{control.name}" in the aria snapshot:\n{text}')
-            time.sleep(0.3)
+            # As the CLI agent does: wait for the name to show, then read again.
+            if control.name:
+                self.commands.append(f"wait for {control.name}")
+                with contextlib.suppress(Exception):
+                    self.page.get_by_text(control.name).first.wait_for(timeout=5000)
+            else:
+                time.sleep(0.3)
             text = self.look()
         if (control.role, control.name) in aria_controls(text):
             return self.page.get_by_role(control.role, name=control.name, exact=True).first
@@ -134,7 +141,10 @@ class PlaywrightDriver:
                 self.act("check" if on else "uncheck", control, lambda el: el.set_checked(on, force=True))
             case Select(control, option):
                 self.act("select", control, lambda el: el.select_option(label=option))
-            case Read(pattern):
+            case Read(pattern, after):
+                if after:
+                    self.commands.append(f"wait for {after}")
+                    self.page.get_by_text(after).first.wait_for()
                 deadline = time.monotonic() + LOOK_FOR_S
                 while not (found := re.search(pattern, aria_text(self.look()))):
                     assert time.monotonic() < deadline, f"{pattern!r} not in:\n{self._seen}"

@@ -71,9 +71,11 @@ class Select:
 
 @dataclass(frozen=True)
 class Read:
-    """Read the page and keep the first match of `pattern` as the task's result."""
+    """Read the page and keep the first match of `pattern` as the task's result; `after` is text the
+    page shows once the result is there (waited for before reading)."""
 
     pattern: str
+    after: str | None = None
 
 
 Step = Open | Fill | TypeInto | Click | Check | Select | Read
@@ -200,7 +202,12 @@ class CliDriver:
         while (ref := ref_of(text, control)) is None:
             if time.monotonic() > deadline:
                 raise AssertionError(f'no {control.role} "{control.name}" in the snapshot:\n{text}')
-            time.sleep(0.3)
+            # Not there yet (the app still renders): wait for its name to show before reading again.
+            if control.name:
+                self.commands.append(f"wait --text {control.name}")
+                self.tp.run("wait", "--text", control.name, "--timeout", "5s", *self.session, check=False)
+            else:
+                time.sleep(0.3)
             text = self.look()
         if unnamed(text, control) and control not in self.by_place:
             self.by_place.append(control)
@@ -227,7 +234,9 @@ class CliDriver:
                 self.act("check" if on else "uncheck", control)
             case Select(control, option):
                 self.act("select", control, option)
-            case Read(pattern):
+            case Read(pattern, after):
+                if after:
+                    self.cli("wait", "--text", after)
                 deadline = time.monotonic() + LOOK_FOR_S
                 while not (found := re.search(pattern, self.look(interactive=False))):
                     assert time.monotonic() < deadline, f"{pattern!r} not in:\n{self._seen}"
@@ -342,7 +351,7 @@ def _expense_added(app: App, tag: str, read: str | None) -> None:
 
 
 def _read_total(tag: str) -> list[Step]:
-    return [Open("/"), Read(r"Total spent\s+[\d.]+ [A-Z]{3}")]
+    return [Open("/"), Read(r"Total spent\s+[\d.]+ [A-Z]{3}", after="Total spent")]
 
 
 def _total_read(app: App, tag: str, read: str | None) -> None:
