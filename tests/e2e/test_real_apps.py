@@ -17,6 +17,17 @@ OFF_LOOPBACK = (
 )
 
 
+@pytest.fixture
+def tp() -> Iterator[Tabpilot]:
+    """A browser of its own for each app: one app that wedges the browser does not fail the others."""
+    env = Tabpilot()
+    try:
+        env.run("browser", "launch", "--headless", timeout=90)
+        yield env
+    finally:
+        env.cleanup()
+
+
 def started(name: str) -> Iterator[App]:
     reason = missing(name)
     if reason:
