@@ -146,8 +146,10 @@ class Tabpilot:
             TABPILOT_PORT=str(self.port),
             # Tests observe the browser from outside through its own debugging port.
             TABPILOT_BROWSER_ARGS="--remote-debugging-port=0",
-            **self.extra_env,
+            # Tests parse page output; the ones about the fences turn them back on.
+            TABPILOT_BOUNDARIES="off",
         )
+        env.update(self.extra_env)
         return env
 
     def run(self, *args: str, timeout: float = 60, check: bool = True) -> Result:

@@ -126,7 +126,7 @@ RESULTS: dict[str, Any] = {
     "tool.check": {"target": BUTTON, "changed": False},
     "tool.evaluate": {"ok": True, "value": {"a": [1, 2.5, None, True, {"é": "💥\u2028"}], "n": -0.0}},
     "tool.navigate": {"url": "http://127.0.0.1/ä", "status": 404, "title": "Ünïcode " * 20},
-    "tool.snapshot": {"text": "# Title\n[button \"Go\" @e1]", "tokens": 9},
+    "tool.snapshot": {"text": '# Title\n[button "Go" @e1]', "tokens": 9},
     "tool.text": {"text": "  \n", "url": "http://127.0.0.1/empty"},
     "tool.find": {"text": '1 match for "Name":\n[textbox "Name" @e4]'},
     "tool.wait": {"waited_ms": 1234, "target": BUTTON, "url": "http://127.0.0.1/done"},
@@ -171,6 +171,14 @@ SHAPES: list[tuple[list[str], bool]] = [
     (["wait", "--gone", "@e4"], True),
     (["wait", "--url", "*/done"], True),
     (["wait", "--load", "networkidle"], True),
+    # Blank or odd values the full CLI passes on as they are (the page or the daemon judges them).
+    (["eval", " "], True),
+    (["find", " "], True),
+    (["fill", "@e3", " "], True),
+    (["press", "Foo+Bar", " "], True),
+    (["wait", "--text", "\t"], True),
+    (["open", "javascript:1"], True),
+    (["click", "@e99999999999999999999"], True),
     # Not the hot path's: help, abbreviations, `--`, `=`, options before the verb, unsure values.
     ([], False),
     (["-h"], False),
@@ -235,7 +243,11 @@ def test_every_argv_shape_prints_what_the_full_cli_prints(
 ) -> None:
     call = fast.plan(argv)
     assert (call is not None) == hot
-    method = call.method if call else {"eval": "tool.evaluate", "open": "tool.navigate"}.get(argv[0] if argv else "")
+    method = (
+        call.method
+        if call
+        else {"eval": "tool.evaluate", "open": "tool.navigate"}.get(argv[0] if argv else "")
+    )
     reply = result(RESULTS.get(method or "", {"target": BUTTON, "text": "t", "ok": True, "value": 1}))
     both(daemon, argv, reply)
 
@@ -261,7 +273,9 @@ ERRORS = [error(code, f"it failed: {code} “ü”") for code in sorted(ERROR_EX
 
 @pytest.mark.parametrize("reply", ERRORS, ids=range(len(ERRORS)))
 @pytest.mark.parametrize("argv", [["click", "@e1"], ["eval", "1", "--json"]])
-def test_every_error_reply_is_reported_alike(daemon: FakeDaemon, argv: list[str], reply: bytes | None) -> None:
+def test_every_error_reply_is_reported_alike(
+    daemon: FakeDaemon, argv: list[str], reply: bytes | None
+) -> None:
     both(daemon, argv, reply)
 
 
@@ -343,3 +357,18 @@ def test_the_hot_path_imports_only_built_in_modules(daemon: FakeDaemon) -> None:
         "tabpilot.cli.render",
         "tabpilot.cli.outcomes",
     }
+
+
+# One hot argv per verb, answered with the session's page nonce: the fences must match too.
+FENCED = list({argv[0]: argv for argv, hot in reversed(SHAPES) if hot and argv[0] in fast.VERBS}.values())
+
+
+@pytest.mark.parametrize("argv", FENCED, ids=[" ".join(a) for a in FENCED])
+def test_page_text_is_fenced_alike_on_both_paths(daemon: FakeDaemon, argv: list[str]) -> None:
+    call = fast.plan(argv)
+    assert call is not None
+    reply = result({**RESULTS[call.method], "page_nonce": "483920175562"})
+    both(daemon, argv, reply)
+    both(daemon, [*argv, "--no-boundaries"], reply)
+    both(daemon, argv, reply, TABPILOT_BOUNDARIES="off")
+    assert fast.plan([*argv, "--no-boundaries"]) is not None

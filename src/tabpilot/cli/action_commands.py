@@ -18,6 +18,7 @@ from tabpilot.cli.outcomes import (
     dialog_line,
     dialog_text,
     fill_line,
+    inline,
     press_line,
     select_line,
     simple_line,
@@ -239,7 +240,12 @@ def _run(
 
 
 def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
-    return ctx.emit(result, action_text(result, line))
+    return ctx.emit(result, action_text(result, line, ctx.nonce(result)))
+
+
+def _mark(ctx: Context, result: dict[str, Any]) -> str | None:
+    """The nonce for page strings in this action's line (see outcomes.inline)."""
+    return inline(result, ctx.nonce(result))
 
 
 # ----- the verbs ---------------------------------------------------------------------------------
@@ -256,17 +262,17 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
     if args.at:
         params["position"] = args.at
     result = _run(args, ctx, "tool.click", params)
-    return _emit(ctx, result, click_line(result, args.button, args.double))
+    return _emit(ctx, result, click_line(result, args.button, args.double, ctx.nonce(result)))
 
 
 def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, args.method, {"target": args.target})
-    return _emit(ctx, result, simple_line(result, args.verb))
+    return _emit(ctx, result, simple_line(result, args.verb, ctx.nonce(result)))
 
 
 def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.fill", {"target": args.target, "value": args.text})
-    return _emit(ctx, result, fill_line(result))
+    return _emit(ctx, result, fill_line(result, ctx.nonce(result)))
 
 
 def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
@@ -276,7 +282,7 @@ def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
     # Typing slowly takes its time on top of the wait for the element.
     typing_s = args.delay * len(args.text) / 1000
     result = _run(args, ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
-    return _emit(ctx, result, type_line(result, args.text))
+    return _emit(ctx, result, type_line(result, args.text, ctx.nonce(result)))
 
 
 def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
@@ -284,17 +290,17 @@ def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
     if args.ref:
         params["target"] = args.ref
     result = _run(args, ctx, "tool.press", params)
-    return _emit(ctx, result, press_line(result, args.keys))
+    return _emit(ctx, result, press_line(result, args.keys, ctx.nonce(result)))
 
 
 def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.select", {"target": args.target, "values": args.values})
-    return _emit(ctx, result, select_line(result))
+    return _emit(ctx, result, select_line(result, ctx.nonce(result)))
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.check", {"target": args.target, "checked": args.checked})
-    return _emit(ctx, result, check_line(result, args.checked))
+    return _emit(ctx, result, check_line(result, args.checked, ctx.nonce(result)))
 
 
 def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
@@ -311,7 +317,7 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
                 if amount:
                     params["amount"] = amount
     result = _run(args, ctx, "tool.scroll", params)
-    what = f" {target_text(result['target'])}" if result.get("target") else ""
+    what = f" {target_text(result['target'], _mark(ctx, result))}" if result.get("target") else ""
     horizontal = result.get("direction") in ("left", "right") or args.to in ("left", "right")
     pos, end = (
         (result.get("x", 0), result.get("max_x", 0))
@@ -325,7 +331,10 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_drag(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.drag", {"source": args.source, "target": args.target})
     how = " (HTML5 drag and drop)" if result.get("html5") else ""
-    line = f"dragged {target_text(result.get('source'))} to {target_text(result.get('target'))}{how}"
+    mark = _mark(ctx, result)
+    line = (
+        f"dragged {target_text(result.get('source'), mark)} to {target_text(result.get('target'), mark)}{how}"
+    )
     return _emit(ctx, result, line)
 
 
@@ -350,7 +359,8 @@ def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
     listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
     count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
     via = {"drop": " by drag and drop", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
-    return _emit(ctx, result, f"uploaded {count} to {target_text(result.get('target'))}{via} ({listing})")
+    what = target_text(result.get("target"), _mark(ctx, result))
+    return _emit(ctx, result, f"uploaded {count} to {what}{via} ({listing})")
 
 
 def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
@@ -379,7 +389,7 @@ def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
         )
     ((kind, value),) = given.items()
     result = ctx.tool("tool.wait", {kind: value}, WAIT_TIMEOUT_S)
-    return ctx.emit(result, wait_line(result, kind, value))
+    return ctx.emit(result, wait_line(result, kind, value, ctx.nonce(result)))
 
 
 def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
@@ -393,9 +403,10 @@ def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.dialog", params, ACTION_TIMEOUT_S)
     if args.action is None:
         dialog = result.get("dialog")
-        return ctx.emit(result, dialog_line(dialog) if isinstance(dialog, dict) else "no dialog is open")
+        line = dialog_line(dialog, ctx.nonce(result)) if isinstance(dialog, dict) else "no dialog is open"
+        return ctx.emit(result, line)
     answered = result.get("answered") or {}
     verb = "accepted" if answered.get("handled") == "accepted" else "dismissed"
     with_text = f" with {quoted(answered['text'])}" if "text" in answered else ""
-    line = f"{verb} {dialog_text(answered)}{with_text}"
+    line = f"{verb} {dialog_text(answered, _mark(ctx, result))}{with_text}"
     return _emit(ctx, result, line)

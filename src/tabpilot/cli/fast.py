@@ -29,7 +29,7 @@ BUTTONS = ("left", "right", "middle")
 # Kinds of values: a ref, a free text, a session name, or one of a few words.
 REF, TEXT, NAME = "ref", "text", "name"
 FLAG = None
-GLOBAL_OPTIONS = {"--json": FLAG, "--session": NAME}
+GLOBAL_OPTIONS = {"--json": FLAG, "--session": NAME, "--no-boundaries": FLAG}
 AFTER_OPTIONS = {"--snapshot": FLAG, "--diff": FLAG}
 
 
@@ -61,7 +61,7 @@ def _value_ok(kind: object, word: str) -> bool:
 
 
 class Plan:
-    """One tool call and how its result is printed."""
+    """One tool call and how its result is printed: ``text(result, nonce)``, nonce the page-text one."""
 
     def __init__(self, method: str, params: dict, timeout_s: float, text: object) -> None:
         self.method = method
@@ -70,6 +70,7 @@ class Plan:
         self.text = text
         self.session: object = None
         self.as_json = False
+        self.boundaries = True
 
 
 def _after(params: dict, given: dict) -> dict:
@@ -91,7 +92,7 @@ def _click(pos: list, given: dict) -> Plan:
         "tool.click",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda r: outcomes.action_text(r, outcomes.click_line(r, button, double)),
+        lambda r, n: outcomes.action_text(r, outcomes.click_line(r, button, double, n), n),
     )
 
 
@@ -102,7 +103,7 @@ def _simple(method: str, verb: str) -> object:
             method,
             _after({"target": target}, given),
             ACTION_TIMEOUT_S,
-            lambda r: outcomes.action_text(r, outcomes.simple_line(r, verb)),
+            lambda r, n: outcomes.action_text(r, outcomes.simple_line(r, verb, n), n),
         )
 
     return build
@@ -114,7 +115,7 @@ def _fill(pos: list, given: dict) -> Plan:
         "tool.fill",
         _after({"target": target, "value": text}, given),
         ACTION_TIMEOUT_S,
-        lambda r: outcomes.action_text(r, outcomes.fill_line(r)),
+        lambda r, n: outcomes.action_text(r, outcomes.fill_line(r, n), n),
     )
 
 
@@ -127,7 +128,7 @@ def _type(pos: list, given: dict) -> Plan:
         "tool.type",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda r: outcomes.action_text(r, outcomes.type_line(r, text)),
+        lambda r, n: outcomes.action_text(r, outcomes.type_line(r, text, n), n),
     )
 
 
@@ -139,7 +140,7 @@ def _press(pos: list, given: dict) -> Plan:
         "tool.press",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda r: outcomes.action_text(r, outcomes.press_line(r, pos)),
+        lambda r, n: outcomes.action_text(r, outcomes.press_line(r, pos, n), n),
     )
 
 
@@ -148,7 +149,7 @@ def _select(pos: list, given: dict) -> Plan:
         "tool.select",
         _after({"target": pos[0], "values": pos[1:]}, given),
         ACTION_TIMEOUT_S,
-        lambda r: outcomes.action_text(r, outcomes.select_line(r)),
+        lambda r, n: outcomes.action_text(r, outcomes.select_line(r, n), n),
     )
 
 
@@ -159,7 +160,7 @@ def _check(checked: bool) -> object:
             "tool.check",
             _after({"target": target, "checked": checked}, given),
             ACTION_TIMEOUT_S,
-            lambda r: outcomes.action_text(r, outcomes.check_line(r, checked)),
+            lambda r, n: outcomes.action_text(r, outcomes.check_line(r, checked, n), n),
         )
 
     return build
@@ -176,7 +177,7 @@ def _open(pos: list, given: dict) -> Plan:
     if "--allow-file" in given:
         params["allow_file"] = True
     return Plan(
-        "tool.navigate", params, PAGE_TIMEOUT_S, lambda r: render.navigation_line("navigated to", r)
+        "tool.navigate", params, PAGE_TIMEOUT_S, lambda r, n: render.navigation_line("navigated to", r, n)
     )
 
 
@@ -199,7 +200,7 @@ def _text(pos: list, given: dict) -> Plan:
 
 def _find(pos: list, given: dict) -> Plan:
     (text,) = pos
-    return Plan("tool.find", {"text": text}, PAGE_TIMEOUT_S, lambda r: r["text"])
+    return Plan("tool.find", {"text": text}, PAGE_TIMEOUT_S, outcomes.find_text)
 
 
 WAIT_CONDITIONS = {"--selector": "selector", "--text": "text", "--gone": "gone", "--url": "url", "--load": "load"}
@@ -209,7 +210,7 @@ def _wait(pos: list, given: dict) -> Plan:
     ((option, value),) = ((k, v) for k, v in given.items() if k in WAIT_CONDITIONS)
     kind = WAIT_CONDITIONS[option]
     return Plan(
-        "tool.wait", {kind: value}, WAIT_TIMEOUT_S, lambda r: outcomes.wait_line(r, kind, value)
+        "tool.wait", {kind: value}, WAIT_TIMEOUT_S, lambda r, n: outcomes.wait_line(r, kind, value, n)
     )
 
 
@@ -288,6 +289,7 @@ def plan(words: list) -> Plan | None:
         return None
     call.as_json = "--json" in given
     call.session = given.get("--session")
+    call.boundaries = "--no-boundaries" not in given
     return call
 
 
@@ -349,9 +351,16 @@ def main(argv: list | None = None, prepare_full: object = None) -> int:
             params["timeout_ms"] = int(call.timeout_s * 1000)
             request = client.frame(call.method, params, session, None)
 
+            raw = _environ(b"TABPILOT_BOUNDARIES")
+            boundaries = call.boundaries and not render.boundaries_off(
+                raw.decode("utf-8", "replace") if raw else None
+            )
+
             def step() -> int:
                 result = client.exchange(sock, request, call.timeout_s)
-                return render.emit(result, call.text(result), call.as_json)
+                return render.emit(
+                    result, call.text(result, render.page_nonce(result, boundaries)), call.as_json
+                )
 
             return render.guarded(step, call.as_json)
     if prepare_full is not None:

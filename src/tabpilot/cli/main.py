@@ -27,7 +27,8 @@ Drive your real browser from the shell: each session works in its own Agent Wind
 
 Global options (before or after the verb): --session NAME (or TABPILOT_SESSION; default
 'default'), --browser ID|LABEL (or TABPILOT_BROWSER), --tab TAB_ID (default: the session's
-current tab), --json.
+current tab), --json, --no-boundaries (page text is fenced between `<<<page nonce=N` and
+`>>>page nonce=N` lines by default; or TABPILOT_BOUNDARIES=off).
 Exit codes: 0 ok, 1 user error, 2 daemon/transport, 3 browser/CDP, 4 timeout, 5 version/pairing.
 """
 
@@ -93,6 +94,12 @@ def _common_options() -> argparse.ArgumentParser:
         help="tab to act on (default: current)",
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common.add_argument(
+        "--no-boundaries",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print page text without the <<<page nonce=…>>> fences (or TABPILOT_BOUNDARIES=off)",
+    )
     return common
 
 
@@ -137,6 +144,7 @@ VERB_FAMILIES = {
     "batch": "batch_commands",
     "mcp": "mcp_commands",
     "request-help": "human_commands",
+    "panel": "panel_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -149,6 +157,7 @@ FAMILY_ORDER = (
     "doctor_commands",
     "batch_commands",
     "mcp_commands",
+    "panel_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser", "--tab")

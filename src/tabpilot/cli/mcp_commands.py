@@ -19,7 +19,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="run an MCP server over stdio",
         description="Serve tabpilot's page, tab and session verbs as MCP tools over stdin/stdout, relaying to "
         "the same daemon as the CLI. The client gets its own session unless --session (or TABPILOT_SESSION) "
-        "names one. Example client config: command `tabpilot`, args [`mcp`].",
+        "names one. Page text in tool results is fenced as on the command line (--no-boundaries drops it). "
+        "Example client config: command `tabpilot`, args [`mcp`].",
     )
     p.set_defaults(handler=cmd_mcp)
 
@@ -27,4 +28,4 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
     from tabpilot import mcp_server
 
-    return mcp_server.main(ctx.session, ctx.browser)
+    return mcp_server.main(ctx.session, ctx.browser, ctx.boundaries)

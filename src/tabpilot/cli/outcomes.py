@@ -1,7 +1,7 @@
 """The text a page verb prints for its result, shared by the full CLI and the hot path (built-ins only)."""
 
 from tabpilot.cli import fastjson
-from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.cli.render import fence, page_inline, page_quoted, quoted, status_suffix
 
 # typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
 # evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
@@ -13,22 +13,36 @@ else:
 
 CLICK_VERBS = {"left": "clicked", "right": "right-clicked"}
 
+# ``nonce`` below is the session's page-text nonce (None: boundaries off). Page strings in a line are
+# marked with it in place, unless a snapshot follows: then the whole output is one fenced block.
 
-def target_text(target: Any) -> str:
-    """``button "Save" @e12`` — how an outcome line names the element."""
+
+def _snapshot_of(result: dict[str, Any]) -> str | None:
+    snapshot = result.get("snapshot")
+    return snapshot if isinstance(snapshot, str) and snapshot else None
+
+
+def inline(result: dict[str, Any], nonce: str | None) -> str | None:
+    """The nonce for page strings inside an action's line: None when a snapshot follows (one
+    fence around everything costs fewer tokens than several)."""
+    return None if _snapshot_of(result) else nonce
+
+
+def target_text(target: Any, nonce: str | None = None) -> str:
+    """``button "Save" @e12`` — how an outcome line names the element (the label is the page's)."""
     if not isinstance(target, dict):
         return "the element"
-    label = target.get("label") or "element"
+    label = page_inline(str(target.get("label") or "element"), nonce)
     ref = target.get("ref")
     return f"{label} @{ref}" if ref else label
 
 
-def outcome_text(result: dict[str, Any]) -> str:
+def outcome_text(result: dict[str, Any], nonce: str | None = None) -> str:
     """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
     parts = []
     dialog = result.get("dialog")
     if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
-        parts.append(f"{dialog_text(dialog)} (accepted)")
+        parts.append(f"{dialog_text(dialog, nonce)} (accepted)")
     navigated = result.get("navigated")
     if isinstance(navigated, dict):
         url = navigated.get("url", "")
@@ -45,72 +59,74 @@ def outcome_text(result: dict[str, Any]) -> str:
             where += ", now current"
         parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
     if isinstance(dialog, dict) and dialog.get("handled") == "open":
-        parts.append(dialog_line(dialog))
+        parts.append(dialog_line(dialog, nonce))
     return "".join(f" → {p}" for p in parts)
 
 
-def dialog_text(dialog: dict[str, Any]) -> str:
+def dialog_text(dialog: dict[str, Any], nonce: str | None = None) -> str:
     """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
     message = dialog.get("message")
-    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
+    return f"{dialog.get('type')} {page_quoted(message, nonce)}" if message else str(dialog.get("type"))
 
 
-def dialog_line(dialog: dict[str, Any]) -> str:
-    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
+def dialog_line(dialog: dict[str, Any], nonce: str | None = None) -> str:
+    return f"dialog: {dialog_text(dialog, nonce)} — tabpilot dialog accept|dismiss"
 
 
-def action_text(result: dict[str, Any], line: str) -> str:
+def action_text(result: dict[str, Any], line: str, nonce: str | None = None) -> str:
     """An action's line, what it set off, and the snapshot asked for with --snapshot / --diff."""
-    text = line + outcome_text(result)
-    snapshot = result.get("snapshot")
-    if isinstance(snapshot, str) and snapshot:
-        text += "\n" + snapshot
+    text = line + outcome_text(result, inline(result, nonce))
+    snapshot = _snapshot_of(result)
+    if snapshot:
+        text = fence(f"{text}\n{snapshot}", nonce)
     return text
 
 
-def click_line(result: dict[str, Any], button: str, double: bool) -> str:
+def click_line(result: dict[str, Any], button: str, double: bool, nonce: str | None = None) -> str:
     verb = "double-clicked" if double else CLICK_VERBS.get(button, "middle-clicked")
-    return f"{verb} {target_text(result.get('target'))}"
+    return f"{verb} {target_text(result.get('target'), inline(result, nonce))}"
 
 
-def simple_line(result: dict[str, Any], verb: str) -> str:
-    return f"{verb} {target_text(result.get('target'))}"
+def simple_line(result: dict[str, Any], verb: str, nonce: str | None = None) -> str:
+    return f"{verb} {target_text(result.get('target'), inline(result, nonce))}"
 
 
-def fill_line(result: dict[str, Any]) -> str:
-    return f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}"
+def fill_line(result: dict[str, Any], nonce: str | None = None) -> str:
+    mark = inline(result, nonce)
+    return f"filled {target_text(result.get('target'), mark)} = {page_quoted(result.get('value'), mark)}"
 
 
-def type_line(result: dict[str, Any], text: str) -> str:
-    into = f" into {target_text(result['target'])}" if result.get("target") else ""
+def type_line(result: dict[str, Any], text: str, nonce: str | None = None) -> str:
+    into = f" into {target_text(result['target'], inline(result, nonce))}" if result.get("target") else ""
     return f"typed {quoted(text)}{into}"
 
 
-def press_line(result: dict[str, Any], keys: list[str]) -> str:
+def press_line(result: dict[str, Any], keys: list[str], nonce: str | None = None) -> str:
     pressed = ", ".join(result.get("pressed") or keys)
-    into = f" in {target_text(result['target'])}" if result.get("target") else ""
+    into = f" in {target_text(result['target'], inline(result, nonce))}" if result.get("target") else ""
     return f"pressed {pressed}{into}"
 
 
-def select_line(result: dict[str, Any]) -> str:
+def select_line(result: dict[str, Any], nonce: str | None = None) -> str:
+    mark = inline(result, nonce)
     selected = result.get("selected") or []
-    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
+    labels = page_inline(", ".join(quoted(o.get("label")) for o in selected), mark) if selected else "nothing"
     how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
     matched = f" (matched by {' and '.join(how)})" if how else ""
-    return f"selected {labels} in {target_text(result.get('target'))}{matched}"
+    return f"selected {labels} in {target_text(result.get('target'), mark)}{matched}"
 
 
-def check_line(result: dict[str, Any], checked: bool) -> str:
+def check_line(result: dict[str, Any], checked: bool, nonce: str | None = None) -> str:
     state = "checked" if checked else "unchecked"
-    what = target_text(result.get("target"))
+    what = target_text(result.get("target"), inline(result, nonce))
     return f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
 
 
-def wait_line(result: dict[str, Any], kind: str, value: str) -> str:
+def wait_line(result: dict[str, Any], kind: str, value: str, nonce: str | None = None) -> str:
     """``waited 0.3 s for text "Saved"`` — what a condition wait waited for."""
     seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
     what = {
-        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
+        "selector": target_text(result.get("target"), nonce) if result.get("target") else quoted(value),
         "text": f"text {quoted(value)}",
         "gone": f"{quoted(value)} to be gone",
         "url": f"URL {quoted(value)} ({result.get('url', '')})",
@@ -119,18 +135,22 @@ def wait_line(result: dict[str, Any], kind: str, value: str) -> str:
     return f"waited {seconds} for {what}"
 
 
-def eval_text(result: dict[str, Any]) -> str:
-    """The value as JSON, or ``exception: …`` with where it was thrown."""
+def eval_text(result: dict[str, Any], nonce: str | None = None) -> str:
+    """The value as JSON, or ``exception: …`` with where it was thrown; both are the page's: fenced."""
     if result.get("ok"):
-        return fastjson.dumps(result.get("value"), ensure_ascii=False)
+        return fence(fastjson.dumps(result.get("value"), ensure_ascii=False), nonce)
     exception = result.get("exception") or {}
     where = ""
     if exception.get("line"):
         where = f" (line {exception['line']}, column {exception.get('column', '?')})"
-    return f"exception: {exception.get('text', 'unknown error')}{where}"
+    return fence(f"exception: {exception.get('text', 'unknown error')}{where}", nonce)
 
 
-def page_text(result: dict[str, Any]) -> str:
-    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
+def page_text(result: dict[str, Any], nonce: str | None = None) -> str:
+    """The text to print (fenced), or a line saying there is none (an empty answer reads like a failure)."""
     text = str(result.get("text") or "")
-    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
+    return fence(text, nonce) if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
+
+
+def find_text(result: dict[str, Any], nonce: str | None = None) -> str:
+    return fence(result["text"], nonce)

@@ -102,23 +102,23 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if args.allow_file:
         params["allow_file"] = True
     result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("navigated to", result))
+    return ctx.emit(result, navigation_line("navigated to", result, ctx.nonce(result)))
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool(args.method, _navigation_params(args), NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line(args.verb, result))
+    return ctx.emit(result, navigation_line(args.verb, result, ctx.nonce(result)))
 
 
 def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
     params = {**_navigation_params(args), "hard": bool(args.hard)}
     result = ctx.tool("tool.reload", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("reloaded", result))
+    return ctx.emit(result, navigation_line("reloaded", result, ctx.nonce(result)))
 
 
 def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.evaluate", {"expression": args.expression})
-    return ctx.emit(result, eval_text(result))
+    return ctx.emit(result, eval_text(result, ctx.nonce(result)))
 
 
 def _default_screenshot_path(ctx: Context, extension: str) -> str:

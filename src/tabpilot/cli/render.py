@@ -141,11 +141,57 @@ def quoted(text: Any, limit: int = 80) -> str:
     return fastjson.dumps(value, ensure_ascii=False)
 
 
-def navigation_line(verb: str, result: dict[str, Any]) -> str:
-    """``navigated to URL (200) "Title"`` — what one navigation did."""
+# TABPILOT_BOUNDARIES values that turn the fences off (as --no-boundaries does).
+BOUNDARIES_OFF = ("off", "0", "no", "false")
+
+
+def boundaries_off(value: str | None) -> bool:
+    """Whether a TABPILOT_BOUNDARIES value turns the fences off."""
+    return value is not None and value.strip().lower() in BOUNDARIES_OFF
+
+
+def page_nonce(result: Any, boundaries: bool) -> str | None:
+    """The session's boundary nonce the daemon sent with ``result``; None when fencing is off."""
+    if not boundaries or not isinstance(result, dict):
+        return None
+    value = result.get("page_nonce")
+    return value if isinstance(value, str) and value else None
+
+
+def fence(text: str, nonce: str | None) -> str:
+    """Page text as a block between the session's boundary lines (as it is without a nonce).
+
+    The page cannot end the block early: it never learns the nonce.
+    """
+    if not nonce:
+        return text
+    return f"<<<page nonce={nonce}\n{text}\n>>>page nonce={nonce}"
+
+
+def page_inline(text: str, nonce: str | None) -> str:
+    """A page string inside a one-line outcome: ``<<<page nonce=N "Title">>>``.
+
+    ``text`` holds no line break (JSON-quoted or a label); runs of ``<<<``/``>>>`` in it are broken
+    up, so the page cannot close the marker itself.
+    """
+    if not nonce:
+        return text
+    for run, broken in (("<<<", "<< <"), (">>>", ">> >")):
+        while run in text:
+            text = text.replace(run, broken)
+    return f"<<<page nonce={nonce} {text}>>>"
+
+
+def page_quoted(text: Any, nonce: str | None, limit: int = 80) -> str:
+    """A page string JSON-quoted (cut at ``limit``) and marked as the page's."""
+    return page_inline(quoted(text, limit), nonce)
+
+
+def navigation_line(verb: str, result: dict[str, Any], nonce: str | None = None) -> str:
+    """``navigated to URL (200) "Title"`` — what one navigation did (the title is the page's)."""
     url = result.get("url", "")
     if result.get("same_document"):
         return f"{verb} {url} (same document)"
     title = result.get("title")
-    title_part = f" {quoted(title)}" if title else ""
+    title_part = f" {page_quoted(title, nonce)}" if title else ""
     return f"{verb} {url}{status_suffix(result.get('status'))}{title_part}"

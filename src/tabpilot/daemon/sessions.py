@@ -15,6 +15,13 @@ from tabpilot.protocol import RpcError
 DEFAULT_SESSION = "default"
 SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+# Decimal digits: the tokenizer packs three to a token, so both boundary lines cost 18 tokens.
+NONCE_DIGITS = 12
+
+
+def new_page_nonce() -> str:
+    """The random mark of this session's page-text boundaries (about 40 bits)."""
+    return f"{secrets.randbelow(10**NONCE_DIGITS):0{NONCE_DIGITS}d}"
 
 
 def check_session_name(name: str) -> str:
@@ -43,12 +50,16 @@ class Session:
     created_at: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.monotonic)
     window_id: int | None = None
+    # "agent": its own Agent Window; "panel": the person's tab, while its side-panel turn runs.
+    kind: str = "agent"
     offline_since: float | None = None
     queue: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0
     # Set when the person presses Stop: running and queued calls end, new ones are refused until
     # the agent (or the person) resumes the session.
     interrupted: asyncio.Event = field(default_factory=asyncio.Event)
+    # Sent with every tool result: the CLI fences page text between lines carrying it.
+    page_nonce: str = field(default_factory=new_page_nonce)
 
     @property
     def paused(self) -> bool:
@@ -80,6 +91,7 @@ class Session:
             "pending": self.waiting,
             "online": self.offline_since is None,
             "paused": self.paused,
+            "kind": self.kind,
         }
 
 

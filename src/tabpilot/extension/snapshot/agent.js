@@ -1,6 +1,7 @@
 // @ts-check
 // The in-page snapshot agent: installed once per document (in the extension's isolated world), it keeps
-// the ref ↔ element maps and answers snapshot / find / resolve / status / locate / adopt.
+// the ref ↔ element maps and answers snapshot / find / resolve / status / locate / adopt, and takes what the extension
+// learns through CDP (click listeners, closed shadow roots).
 //
 // installAgent is sent to the page as source text (see agent-source.js); inside it the walker and the
 // renderer are referred to by their names, which the composed source defines. The imports below only
