@@ -257,6 +257,35 @@ def agents(records: list[Record], markdown: bool = False) -> str:
     return render("Skill, MCP and batch", ["case", "median", "p95", "vs baseline"], rows, markdown)
 
 
+def apps(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, m in _by_case(records, "apps").items():
+        ok = m.get("succeeded")
+        if ok is None or not ok.available:
+            rows.append([case, ok.note if ok else "n/a"])
+            continue
+        runs = len(m["commands"].samples) if "commands" in m else 0
+        theirs = m.get("baseline_succeeded")
+        row = [
+            case,
+            f"{count(ok)}/{runs}" + (f" ({count(theirs)}/{runs})" if theirs and theirs.available else ""),
+            count(m.get("commands")) + (f" ({count(m.get('baseline_commands'))})" if "baseline_commands" in m else ""),
+            count(m.get("snapshot_tokens")),
+            count(m.get("baseline_tokens")),
+            ratio(m.get("snapshot_tokens")),
+            percent(m.get("coverage")) + (f" ({percent(m.get('baseline_coverage'))})" if "baseline_coverage" in m else ""),
+        ]
+        rows.append(row)
+        if ok.note:
+            rows.append(["", ok.note])
+    return render(
+        "Real apps: tabpilot (Playwright aria snapshot); tokens are medians per task run",
+        ["task", "ok", "commands", "tokens", "baseline tokens", "ratio", "coverage"],
+        rows,
+        markdown,
+    )
+
+
 def panel(records: list[Record], markdown: bool = False) -> str:
     rows: list[Row] = []
     for case, metrics in _by_case(records, "panel").items():
@@ -282,5 +311,6 @@ TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "memory": memory,
     "parallel": parallel,
     "peer": peer,
+    "apps": apps,
     "panel": panel,
 }

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import agents, latency, memory, panel, panel_view, parallel, peer, report, snapshots
+from bench import agents, apps, latency, memory, panel, panel_view, parallel, peer, report, snapshots
 from bench.machine import describe, one_line
 from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel")
+SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "apps")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0
@@ -38,10 +38,11 @@ class Budget:
     snapshots: int
     memory: int
     parallel_s: float
+    apps: int
 
 
-FULL = Budget(latency=50, snapshots=10, memory=5, parallel_s=30.0)
-QUICK = Budget(latency=10, snapshots=3, memory=3, parallel_s=4.0)
+FULL = Budget(latency=50, snapshots=10, memory=5, parallel_s=30.0, apps=5)
+QUICK = Budget(latency=10, snapshots=3, memory=3, parallel_s=4.0, apps=2)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -68,6 +69,7 @@ def budget(args: argparse.Namespace) -> Budget:
         snapshots=n or base.snapshots,
         memory=n or base.memory,
         parallel_s=args.duration or base.parallel_s,
+        apps=n or base.apps,
     )
 
 
@@ -143,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             "memory": run_memory,
             # The engine's figures (agents side), then the view's (the panel page in the browser).
             "panel": lambda rig: panel.run(rig, 20 if not args.quick else 6) + panel_view.run(3 if not args.quick else 1),
+            "apps": lambda rig: apps.run(rig, plan.apps),
         }
         for suite in suites:
             found = guarded(suite, steps[suite], rig)

@@ -153,7 +153,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add(
         "scroll",
         "scroll the page or an element",
-        "Scroll the page (or TARGET's scrollable box) by PX (default: most of a screen) or to an end.",
+        "Scroll the page, or the box around TARGET a wheel there would move (the nearest that can still"
+        " go that way), by PX (default: most of a screen) or to an end.",
     )
     p.add_argument("target", metavar="TARGET", nargs="?", type=target)
     way = p.add_mutually_exclusive_group(required=True)

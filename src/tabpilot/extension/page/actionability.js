@@ -11,9 +11,12 @@
 //   4. enabled   not :disabled, not inside aria-disabled="true"                    (`enabled`)
 //   5. editable  a text field, value input or contenteditable, not read-only        (`editable`)
 //                — a checkbox, button… is refused at once: it will never take text;
-//   6. in view   scrolled to the centre when it is not inside the viewport, and the action point (the
-//                centre of its largest visible box, or `position` from its top-left) worked out in the
-//                tab's viewport, across frames;
+//   6. in view   what a person can see of it: its box cut by every scroll box around it (overflow other
+//                than visible, on its containing-block chain), by its frame's viewport and the frames'
+//                above. When nothing is left (or not the `position` asked for), it is scrolled to the centre,
+//                which scrolls every box, the page and the frames around it. The action point (the centre
+//                of the largest part seen, or `position` from its top-left) is worked out in the tab's
+//                viewport, across frames;
 //   7. stable    for pointer actions: while an animation runs in its document (CSS animations and
 //                transitions, Web Animations), the same box across the next animation frame; a page
 //                with nothing animating has nothing moving, and costs no frame;             (`pointer`)
@@ -77,19 +80,6 @@ async function prepareInPage(opts) {
   if (!any.checkVisibility({ visibilityProperty: true })) return { state: "hidden" };
   const doc = el.ownerDocument;
   const win = /** @type {Window} */ (doc.defaultView);
-  /** The client rect with the most area inside the viewport (the first line of a wrapped link may be cut). */
-  const pick = () => {
-    let best = null;
-    let bestArea = -1;
-    for (const r of el.getClientRects()) {
-      if (r.width <= 0 || r.height <= 0) continue;
-      const w = Math.min(r.right, win.innerWidth) - Math.max(r.left, 0);
-      const h = Math.min(r.bottom, win.innerHeight) - Math.max(r.top, 0);
-      const area = Math.max(0, w) * Math.max(0, h);
-      if (area > bestArea) [best, bestArea] = [r, area];
-    }
-    return { rect: best, inView: bestArea > 0 };
-  };
   /** The iframe element holding a window, when its document may be read (same origin). @param {Window} w */
   const ownerOf = (w) => {
     try {
@@ -118,37 +108,103 @@ async function prepareInPage(opts) {
     }
     return { x, y };
   };
-  const pointOf = (/** @type {DOMRect} */ rect) => {
+  /** @typedef {{l: number, t: number, r: number, b: number}} Box */
+  /** @param {Node} n */
+  const flatParent = (n) => /** @type {Element | null} */ (n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement);
+  /**
+   * What is left of `box` (in `node`'s window) once every box around `node` that clips it (overflow other
+   * than visible, on the containing-block chain: an absolute or fixed child escapes the boxes it is not
+   * positioned by) and its window's viewport have cut it. @param {Element} node @param {Box} box
+   */
+  const clipIn = (node, box) => {
+    const d = node.ownerDocument;
+    const w = /** @type {Window} */ (d.defaultView);
+    let { l, t, r, b } = box;
+    let position = w.getComputedStyle(node).position;
+    // The body's overflow belongs to the viewport unless the root element has one of its own.
+    const bodyClips = w.getComputedStyle(d.documentElement).overflow !== "visible";
+    for (let p = flatParent(node); p && p !== d.documentElement; p = flatParent(p)) {
+      const cs = w.getComputedStyle(p);
+      const holdsFixed = cs.transform !== "none" || cs.perspective !== "none" || cs.filter !== "none" || /paint|layout|strict|content/.test(cs.contain) || /transform|perspective|filter/.test(cs.willChange);
+      const holds = position === "fixed" ? holdsFixed : position === "absolute" ? cs.position !== "static" || holdsFixed : true;
+      if (!holds) continue;
+      position = cs.position;
+      if ((p === d.body && !bodyClips) || cs.display === "inline" || cs.display === "contents") continue;
+      const clipX = cs.overflowX !== "visible";
+      const clipY = cs.overflowY !== "visible";
+      if (!clipX && !clipY) continue;
+      const pr = p.getBoundingClientRect();
+      const left = pr.left + p.clientLeft;
+      const top = pr.top + p.clientTop;
+      if (clipX) [l, r] = [Math.max(l, left), Math.min(r, left + p.clientWidth)];
+      if (clipY) [t, b] = [Math.max(t, top), Math.min(b, top + p.clientHeight)];
+    }
+    return { l: Math.max(l, 0), t: Math.max(t, 0), r: Math.min(r, w.innerWidth), b: Math.min(b, w.innerHeight) };
+  };
+  /**
+   * The part of a rect of `el` a person can see, in this frame's viewport: clipped by every scroll box
+   * and viewport around it, up through the same-origin frames (a cross-origin parent is not readable);
+   * null when nothing of it is left. @param {Box} part
+   */
+  const visiblePart = (part) => {
+    let box = clipIn(el, part);
+    let dx = 0;
+    let dy = 0;
+    for (let w = win; w !== w.top && box.r > box.l && box.b > box.t; ) {
+      const owner = ownerOf(w);
+      if (!owner) break;
+      const o = contentOrigin(owner);
+      const inner = { l: o.x, t: o.y, r: o.x + owner.clientWidth, b: o.y + owner.clientHeight };
+      const moved = { l: Math.max(box.l + o.x, inner.l), t: Math.max(box.t + o.y, inner.t), r: Math.min(box.r + o.x, inner.r), b: Math.min(box.b + o.y, inner.b) };
+      box = clipIn(owner, moved);
+      dx += o.x;
+      dy += o.y;
+      w = /** @type {Window} */ (owner.ownerDocument.defaultView);
+    }
+    if (box.r <= box.l || box.b <= box.t) return null;
+    return { l: box.l - dx, t: box.t - dy, r: box.r - dx, b: box.b - dy };
+  };
+  /** The client rect with the most area a person can see (the first line of a wrapped link may be cut), and that area. */
+  const pick = () => {
+    /** @type {DOMRect | null} */
+    let rect = null;
+    /** @type {Box | null} */
+    let seen = null;
+    let bestArea = -1;
+    for (const r of el.getClientRects()) {
+      if (r.width <= 0 || r.height <= 0) continue;
+      const part = visiblePart({ l: r.left, t: r.top, r: r.right, b: r.bottom });
+      const area = part ? (part.r - part.l) * (part.b - part.t) : 0;
+      if (area > bestArea) [rect, seen, bestArea] = [r, part, area];
+    }
+    return { rect, seen };
+  };
+  /** The action point: `position` from the box's top-left, else the centre of what can be seen of it. @param {Box | null} seen */
+  const pointOf = (seen) => {
     if (opts.position) {
       const b = el.getBoundingClientRect();
       return { x: b.left + opts.position.x, y: b.top + opts.position.y };
     }
-    // The centre of the part of the box inside the viewport.
-    const left = Math.max(rect.left, 0);
-    const top = Math.max(rect.top, 0);
-    const right = Math.min(rect.right, win.innerWidth);
-    const bottom = Math.min(rect.bottom, win.innerHeight);
-    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+    return seen ? { x: (seen.l + seen.r) / 2, y: (seen.t + seen.b) / 2 } : null;
   };
-  const inTopView = (/** @type {{x: number, y: number}} */ p, /** @type {{x: number, y: number} | null} */ offset) => {
-    if (p.x < 0 || p.y < 0 || p.x >= win.innerWidth || p.y >= win.innerHeight) return false;
-    if (!offset) return true;
-    const top = /** @type {Window} */ (win.top);
-    return p.x + offset.x >= 0 && p.y + offset.y >= 0 && p.x + offset.x < top.innerWidth && p.y + offset.y < top.innerHeight;
+  /** Can the person see the action point (and so the element there)? */
+  const visible = () => {
+    if (!seen || !point) return false;
+    if (!opts.position) return true;
+    return !!visiblePart({ l: point.x - 0.5, t: point.y - 0.5, r: point.x + 0.5, b: point.y + 0.5 });
   };
-  let { rect, inView } = pick();
+  let { rect, seen } = pick();
   if (!rect) return { state: "hidden" };
-  let offset = frameOffset();
-  let point = pointOf(rect);
-  if (opts.scroll && (!inView || !inTopView(point, offset))) {
-    // Chrome scrolls every scroller up to the top document, across frames.
+  let point = pointOf(seen);
+  if (opts.scroll && !visible()) {
+    // Chrome scrolls every scroller around the element: overflow boxes, the page, the frames above.
     el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-    ({ rect, inView } = pick());
+    ({ rect, seen } = pick());
     if (!rect) return { state: "hidden" };
-    offset = frameOffset();
-    point = pointOf(rect);
+    point = pointOf(seen);
   }
-  if (!inTopView(point, offset)) return { state: "outside" };
+  if (!visible() || !point) return { state: "outside" };
+  const offset = frameOffset();
   if (!opts.pointer) return { state: "ok", point, offset };
 
   // Stable: only a running animation moves things without a script; then wait one frame and compare.

@@ -8,8 +8,10 @@ const DIRECTIONS = ["down", "up", "left", "right"];
 const ENDS = ["top", "bottom", "left", "right"];
 
 /**
- * In the page: scroll `this` (an element, or null for the page) or the nearest box around it that can
- * scroll that way. Instant, so the position reported is where it stays; the page's scroll events fire.
+ * In the page: scroll `this` (an element, or null for the page) or the box around it that a wheel there
+ * would move: the nearest that can still go that way (an inner list at its end hands on to the panel
+ * around it), else the nearest that can scroll that way at all. Instant, so the position reported is
+ * where it stays; the page's scroll events fire.
  * @this {Element | null}
  * @param {{direction: string | null, amount: number | null, to: string | null}} opts
  */
@@ -19,6 +21,7 @@ function scrollInPage(opts) {
   const doc = target ? target.ownerDocument : document;
   const page = /** @type {Element} */ (doc.scrollingElement || doc.documentElement);
   const vertical = opts.to ? opts.to === "top" || opts.to === "bottom" : opts.direction === "up" || opts.direction === "down";
+  const back = opts.to ? opts.to === "top" || opts.to === "left" : opts.direction === "up" || opts.direction === "left";
   /** @param {Element} el */
   const canScroll = (el) => {
     if (el === page) return true;
@@ -27,11 +30,20 @@ function scrollInPage(opts) {
     const room = vertical ? el.scrollHeight - el.clientHeight : el.scrollWidth - el.clientWidth;
     return room > 0 && /^(auto|scroll|overlay)$/.test(overflow);
   };
-  let box = target ?? page;
-  while (box !== page && !canScroll(box)) {
-    const parent = box.parentNode instanceof ShadowRoot ? box.parentNode.host : box.parentElement;
-    box = parent ?? page;
+  /** Has it room left the way we go? @param {Element} el */
+  const canGo = (el) => {
+    const at = vertical ? el.scrollTop : el.scrollLeft;
+    const end = vertical ? el.scrollHeight - el.clientHeight : el.scrollWidth - el.clientWidth;
+    return back ? at > 0 : at < end - 1;
+  };
+  /** @type {Element[]} */
+  const boxes = [];
+  for (let el = target ?? page; el && el !== page; ) {
+    if (canScroll(el)) boxes.push(el);
+    el = el.parentNode instanceof ShadowRoot ? el.parentNode.host : el.parentElement;
   }
+  boxes.push(page);
+  const box = boxes.find(canGo) ?? boxes[0];
   const view = box === page ? { w: innerWidth, h: innerHeight } : { w: box.clientWidth, h: box.clientHeight };
   const before = { x: box.scrollLeft, y: box.scrollTop };
   if (opts.to) {
