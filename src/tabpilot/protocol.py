@@ -187,6 +187,8 @@ EXTENSION_METHODS = frozenset(
         "tool.upload",
         "tool.wait",
         "tool.dialog",
+        "tool.downloads_list",
+        "tool.downloads_wait",
     }
 )
 

@@ -36,8 +36,8 @@ def free_port() -> int:
 
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N and
-    /redirect?to=URL (a 302 there)."""
+    """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N,
+    /redirect?to=URL (a 302 there) and /attachment/NAME?body=TEXT (a download)."""
 
     def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
@@ -59,6 +59,16 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
                 self.send_header("Location", query["to"][0])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+        elif url.path.startswith("/attachment/"):
+            data = query.get("body", ["attached"])[0].encode()
+            name = url.path.rsplit("/", 1)[1]
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Disposition", f'attachment; filename="{name}"')
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._html(code, f"<title>Status {code}</title><h1>{code}</h1>")

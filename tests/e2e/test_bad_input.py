@@ -121,6 +121,9 @@ PARSING = [
     (["batch", f"{NOWHERE}/steps.txt"], 1),
     (["mcp", "x"], 1),
     (["demo", "x"], 1),
+    # agent kit: downloads, network, storage, emulation, pdf
+    (["downloads", "sometimes"], 1),
+    (["downloads", "wait", "--timeout", "soon"], 1),
     # global options
     (["--session", "", "eval", "1"], 1),
     (["eval", "1", "--session", " "], 1),
@@ -159,6 +162,7 @@ REFUSED = [
     (["wait", "--selector", "#nothing-here", "--timeout", "300ms"], 4),
     (["scroll", "#nothing-here", "--down", "--timeout", "300ms"], 4),
     (["drag", "#nothing-here", "h1", "--timeout", "300ms"], 4),
+    (["downloads", "wait", "--timeout", "300ms"], 4),
 ]
 
 

@@ -253,6 +253,11 @@ def outcome_text(result: dict[str, Any]) -> str:
         if opened.get("current"):
             where += ", now current"
         parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
+    download = result.get("download")
+    if isinstance(download, dict):
+        from tabpilot.cli.download_commands import download_text
+
+        parts.append(download_text(download))
     if isinstance(dialog, dict) and dialog.get("handled") == "open":
         parts.append(dialog_line(dialog))
     return "".join(f" → {p}" for p in parts)

@@ -137,12 +137,14 @@ VERB_FAMILIES = {
     "batch": "batch_commands",
     "mcp": "mcp_commands",
     "request-help": "human_commands",
+    "downloads": "download_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
     "observe_commands",
     "action_commands",
     "human_commands",
+    "download_commands",
     "session_commands",
     "browser_commands",
     "skill_commands",

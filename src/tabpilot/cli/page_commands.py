@@ -102,6 +102,11 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if args.allow_file:
         params["allow_file"] = True
     result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
+    download = result.get("download")
+    if isinstance(download, dict):
+        from tabpilot.cli.download_commands import download_text
+
+        return ctx.emit(result, f"opened {args.url} → {download_text(download)}")
     return ctx.emit(result, navigation_line("navigated to", result))
 
 

@@ -16,6 +16,7 @@ import { createFrames } from "./browser/frames.js";
 import { createRefs } from "./page/refs.js";
 import { createSnapshots } from "./page/snapshots.js";
 import { createConsoleLog } from "./browser/console-log.js";
+import { createDownloads } from "./browser/downloads.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
@@ -53,6 +54,15 @@ const consoleLog = createConsoleLog({
   frameUrl: (tabId, sessionId) => cdp.childSessions(tabId).find((c) => c.sessionId === sessionId)?.url,
 });
 
+const downloads = createDownloads({
+  downloadsApi: chrome.downloads,
+  cdp,
+  ownerOfTab: (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null),
+  tabsShowing: (url) => chrome.tabs.query({}).then((all) => all.filter((t) => t.url === url && t.id !== undefined).map((t) => /** @type {number} */ (t.id))),
+  isManaged: () => config.load().then((settings) => settings.managed),
+  isBlocked: (url) => sites.isBlocked(url),
+});
+
 const sessions = createSessionManager({
   windows: chrome.windows,
   tabs: chrome.tabs,
@@ -84,7 +94,7 @@ const borrowing = createBorrowing({
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, overlay, notify, sites, borrowing },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, overlay, notify, sites, borrowing },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

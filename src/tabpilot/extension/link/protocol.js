@@ -140,6 +140,8 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.upload",
     "tool.wait",
     "tool.dialog",
+    "tool.downloads_list",
+    "tool.downloads_wait",
   ]),
 );
 

@@ -16,6 +16,7 @@ import { upload } from "./interact/upload.js";
 import { wait } from "./interact/wait.js";
 import { dialog } from "./interact/dialog.js";
 import { requestHelp } from "./human/help.js";
+import { downloadsList, downloadsWait } from "./downloads/downloads.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
 export const METHODS = Object.freeze({
@@ -53,4 +54,6 @@ export const METHODS = Object.freeze({
   "tool.wait": wait,
   "tool.dialog": dialog,
   "tool.request_help": requestHelp,
+  "tool.downloads_list": downloadsList,
+  "tool.downloads_wait": downloadsWait,
 });
