@@ -124,6 +124,9 @@ PARSING = [
     # agent kit: downloads, network, storage, emulation, pdf
     (["downloads", "sometimes"], 1),
     (["downloads", "wait", "--timeout", "soon"], 1),
+    (["snapshot", "--diff", "-i"], 1),
+    (["screenshot", "--annotate", "--full-page"], 1),
+    (["screenshot", "--annotate", "--format", "jpeg"], 1),
     # global options
     (["--session", "", "eval", "1"], 1),
     (["eval", "1", "--session", " "], 1),

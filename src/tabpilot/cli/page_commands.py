@@ -87,6 +87,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
+    p.add_argument(
+        "--annotate",
+        action="store_true",
+        help="draw each on-screen ref's box and label on the image; print the legend (@eN role \"name\")",
+    )
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
     p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
@@ -158,6 +163,14 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         params["ref"] = args.ref
     if args.full_page:
         params["full_page"] = True
+    if args.annotate:
+        if args.full_page or args.ref or args.format != "png":
+            raise RpcError(
+                "invalid_params",
+                "--annotate draws on a PNG of the viewport",
+                hint="leave out --full-page, --ref and --format jpeg",
+            )
+        params["annotate"] = True
     result = ctx.tool("tool.screenshot", params)
     data = base64.b64decode(result.pop("data"))
     with open(out, "wb") as handle:
@@ -168,4 +181,7 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         if result.get("cut")
         else ""
     )
-    return ctx.emit(result, out + note)
+    legend = "".join(f"\n{b['ref']} {b['label']}" for b in result.get("legend") or [])
+    if args.annotate and not legend:
+        legend = "\n(no refs on screen)"
+    return ctx.emit(result, out + note + legend)

@@ -5,8 +5,9 @@
 // subfolder; the person's browser keeps its own folder), never over a file of the same name, and a
 // download from a blocked site cancelled before it is written.
 //
-// The DevTools way (Browser.setDownloadBehavior) is not open to extensions: chrome.debugger refuses
-// commands that write local files, so the folder comes from the managed profile's preferences.
+// The DevTools way is closed to extensions: chrome.debugger answers Browser.setDownloadBehavior with
+// "wasn't found" and Page.setDownloadBehavior with "Cannot access browser-level commands", so the
+// folder comes from the managed profile's preferences (launcher.py).
 
 /**
  * @typedef {{id: number, url?: string, finalUrl?: string, referrer?: string, filename?: string, mime?: string,
