@@ -189,6 +189,10 @@ EXTENSION_METHODS = frozenset(
         "tool.dialog",
         "tool.downloads_list",
         "tool.downloads_wait",
+        "tool.network_requests",
+        "tool.network_request",
+        "tool.network_route",
+        "tool.network_unroute",
     }
 )
 

@@ -127,6 +127,14 @@ PARSING = [
     (["snapshot", "--diff", "-i"], 1),
     (["screenshot", "--annotate", "--full-page"], 1),
     (["screenshot", "--annotate", "--format", "jpeg"], 1),
+    (["network"], 1),
+    (["network", "requests", "--type", "gif"], 1),
+    (["network", "request", "0"], 1),
+    (["network", "route", "*", "--status", "99", "--body", "x"], 1),
+    (["network", "route", "*"], 1),
+    (["network", "route", "*", "--file", f"{NOWHERE}/body"], 1),
+    (["network", "har"], 1),
+    (["network", "har", "--out", f"{NOWHERE}/x.har"], 1),
     # global options
     (["--session", "", "eval", "1"], 1),
     (["eval", "1", "--session", " "], 1),
@@ -166,6 +174,7 @@ REFUSED = [
     (["scroll", "#nothing-here", "--down", "--timeout", "300ms"], 4),
     (["drag", "#nothing-here", "h1", "--timeout", "300ms"], 4),
     (["downloads", "wait", "--timeout", "300ms"], 4),
+    (["network", "request", "99999"], 1),
 ]
 
 

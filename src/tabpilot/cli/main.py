@@ -138,6 +138,7 @@ VERB_FAMILIES = {
     "mcp": "mcp_commands",
     "request-help": "human_commands",
     "downloads": "download_commands",
+    "network": "network_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -145,6 +146,7 @@ FAMILY_ORDER = (
     "action_commands",
     "human_commands",
     "download_commands",
+    "network_commands",
     "session_commands",
     "browser_commands",
     "skill_commands",

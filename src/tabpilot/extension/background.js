@@ -17,6 +17,8 @@ import { createRefs } from "./page/refs.js";
 import { createSnapshots } from "./page/snapshots.js";
 import { createConsoleLog } from "./browser/console-log.js";
 import { createDownloads } from "./browser/downloads.js";
+import { createNetworkLog } from "./browser/network-log.js";
+import { createNetworkRoutes } from "./browser/network-routes.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
@@ -33,8 +35,15 @@ const config = createConfig({
 const cdp = createCdp({
   debuggerApi: chrome.debugger,
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
-  setupTarget: (send) => sites.intercept(send),
+  setupTarget: async (send) => {
+    await sites.intercept(send);
+    await networkLog.enable(send);
+  },
 });
+const networkLog = createNetworkLog({ cdp, tabs: chrome.tabs });
+/** @param {number} tabId */
+const ownerOfTab = (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null);
+const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.reapply() });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
 const sites = createSiteGuard({
@@ -44,6 +53,7 @@ const sites = createSiteGuard({
   tabs: chrome.tabs,
   frameUrls: createFrameUrls({ cdp, frames }),
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
+  routes: networkRoutes,
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -57,7 +67,7 @@ const consoleLog = createConsoleLog({
 const downloads = createDownloads({
   downloadsApi: chrome.downloads,
   cdp,
-  ownerOfTab: (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null),
+  ownerOfTab,
   tabsShowing: (url) => chrome.tabs.query({}).then((all) => all.filter((t) => t.url === url && t.id !== undefined).map((t) => /** @type {number} */ (t.id))),
   isManaged: () => config.load().then((settings) => settings.managed),
   isBlocked: (url) => sites.isBlocked(url),
@@ -72,6 +82,7 @@ const sessions = createSessionManager({
   guard: (tabId) => dialogs.guard(tabId),
   admit: (tab, options) => sites.admit(tab, options),
   beforeStop: async (tabIds, sessionId) => {
+    await networkRoutes.remove(sessionId, null);
     await borrowing.giveBackAll(sessionId);
     await dialogs.dismissAll(tabIds);
   },
@@ -94,7 +105,7 @@ const borrowing = createBorrowing({
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, overlay, notify, sites, borrowing },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, overlay, notify, sites, borrowing },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

@@ -142,6 +142,10 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.dialog",
     "tool.downloads_list",
     "tool.downloads_wait",
+    "tool.network_requests",
+    "tool.network_request",
+    "tool.network_route",
+    "tool.network_unroute",
   ]),
 );
 

@@ -17,6 +17,7 @@ import { wait } from "./interact/wait.js";
 import { dialog } from "./interact/dialog.js";
 import { requestHelp } from "./human/help.js";
 import { downloadsList, downloadsWait } from "./downloads/downloads.js";
+import { networkRequests, networkRequest, networkRoute, networkUnroute } from "./network/network.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
 export const METHODS = Object.freeze({
@@ -56,4 +57,8 @@ export const METHODS = Object.freeze({
   "tool.request_help": requestHelp,
   "tool.downloads_list": downloadsList,
   "tool.downloads_wait": downloadsWait,
+  "tool.network_requests": networkRequests,
+  "tool.network_request": networkRequest,
+  "tool.network_route": networkRoute,
+  "tool.network_unroute": networkUnroute,
 });
