@@ -193,6 +193,10 @@ EXTENSION_METHODS = frozenset(
         "tool.network_request",
         "tool.network_route",
         "tool.network_unroute",
+        "tool.cookies",
+        "tool.storage",
+        "tool.state_save",
+        "tool.state_load",
     }
 )
 

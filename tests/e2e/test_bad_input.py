@@ -135,6 +135,16 @@ PARSING = [
     (["network", "route", "*", "--file", f"{NOWHERE}/body"], 1),
     (["network", "har"], 1),
     (["network", "har", "--out", f"{NOWHERE}/x.har"], 1),
+    (["cookies", "eat"], 1),
+    (["cookies", "get"], 1),
+    (["cookies", "set", "a"], 1),
+    (["cookies", "set", "a", "b", "--expires", "soon"], 1),
+    (["storage"], 1),
+    (["storage", "disk"], 1),
+    (["storage", "local", "set", "k"], 1),
+    (["state", "save"], 1),
+    (["state", "load", f"{NOWHERE}/state.json"], 1),
+    (["state", "save", f"{NOWHERE}/state.json"], 1),
     # global options
     (["--session", "", "eval", "1"], 1),
     (["eval", "1", "--session", " "], 1),
@@ -175,6 +185,7 @@ REFUSED = [
     (["drag", "#nothing-here", "h1", "--timeout", "300ms"], 4),
     (["downloads", "wait", "--timeout", "300ms"], 4),
     (["network", "request", "99999"], 1),
+    (["cookies", "get", "no-such-cookie"], 1),
 ]
 
 

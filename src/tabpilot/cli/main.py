@@ -139,6 +139,9 @@ VERB_FAMILIES = {
     "request-help": "human_commands",
     "downloads": "download_commands",
     "network": "network_commands",
+    "cookies": "storage_commands",
+    "storage": "storage_commands",
+    "state": "storage_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -147,6 +150,7 @@ FAMILY_ORDER = (
     "human_commands",
     "download_commands",
     "network_commands",
+    "storage_commands",
     "session_commands",
     "browser_commands",
     "skill_commands",

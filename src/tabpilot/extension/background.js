@@ -64,12 +64,14 @@ const consoleLog = createConsoleLog({
   frameUrl: (tabId, sessionId) => cdp.childSessions(tabId).find((c) => c.sessionId === sessionId)?.url,
 });
 
+/** A managed browser (started by `tabpilot browser launch`), not the person's own profile. */
+const isManaged = () => config.load().then((settings) => settings.managed);
 const downloads = createDownloads({
   downloadsApi: chrome.downloads,
   cdp,
   ownerOfTab,
   tabsShowing: (url) => chrome.tabs.query({}).then((all) => all.filter((t) => t.url === url && t.id !== undefined).map((t) => /** @type {number} */ (t.id))),
-  isManaged: () => config.load().then((settings) => settings.managed),
+  isManaged,
   isBlocked: (url) => sites.isBlocked(url),
 });
 
@@ -105,7 +107,7 @@ const borrowing = createBorrowing({
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, overlay, notify, sites, borrowing },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

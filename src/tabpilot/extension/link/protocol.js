@@ -146,6 +146,10 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.network_request",
     "tool.network_route",
     "tool.network_unroute",
+    "tool.cookies",
+    "tool.storage",
+    "tool.state_save",
+    "tool.state_load",
   ]),
 );
 

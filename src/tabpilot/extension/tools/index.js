@@ -17,6 +17,7 @@ import { wait } from "./interact/wait.js";
 import { dialog } from "./interact/dialog.js";
 import { requestHelp } from "./human/help.js";
 import { downloadsList, downloadsWait } from "./downloads/downloads.js";
+import { cookies, storage, stateSave, stateLoad } from "./storage/storage.js";
 import { networkRequests, networkRequest, networkRoute, networkUnroute } from "./network/network.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
@@ -61,4 +62,8 @@ export const METHODS = Object.freeze({
   "tool.network_request": networkRequest,
   "tool.network_route": networkRoute,
   "tool.network_unroute": networkUnroute,
+  "tool.cookies": cookies,
+  "tool.storage": storage,
+  "tool.state_save": stateSave,
+  "tool.state_load": stateLoad,
 });
