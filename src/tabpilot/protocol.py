@@ -197,6 +197,8 @@ EXTENSION_METHODS = frozenset(
         "tool.storage",
         "tool.state_save",
         "tool.state_load",
+        "tool.emulate",
+        "tool.pdf",
     }
 )
 

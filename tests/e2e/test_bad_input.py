@@ -145,6 +145,15 @@ PARSING = [
     (["state", "save"], 1),
     (["state", "load", f"{NOWHERE}/state.json"], 1),
     (["state", "save", f"{NOWHERE}/state.json"], 1),
+    (["emulate"], 1),
+    (["emulate", "--viewport", "390"], 1),
+    (["emulate", "--viewport", "0x844"], 1),
+    (["emulate", "--device", "toaster"], 1),
+    (["emulate", "--geolocation", "91,0"], 1),
+    (["emulate", "--viewport", "390x844", "--dpr", "nan"], 1),
+    (["emulate", "--mobile"], 1),
+    (["emulate", "--reset", "--offline"], 1),
+    (["pdf", "--out", f"{NOWHERE}/x.pdf"], 1),
     # global options
     (["--session", "", "eval", "1"], 1),
     (["eval", "1", "--session", " "], 1),
@@ -186,6 +195,7 @@ REFUSED = [
     (["downloads", "wait", "--timeout", "300ms"], 4),
     (["network", "request", "99999"], 1),
     (["cookies", "get", "no-such-cookie"], 1),
+    (["emulate", "--timezone", "Mars/Olympus"], 1),
 ]
 
 

@@ -142,6 +142,8 @@ VERB_FAMILIES = {
     "cookies": "storage_commands",
     "storage": "storage_commands",
     "state": "storage_commands",
+    "emulate": "emulate_commands",
+    "pdf": "pdf_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -151,6 +153,8 @@ FAMILY_ORDER = (
     "download_commands",
     "network_commands",
     "storage_commands",
+    "emulate_commands",
+    "pdf_commands",
     "session_commands",
     "browser_commands",
     "skill_commands",

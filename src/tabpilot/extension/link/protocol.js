@@ -150,6 +150,8 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.storage",
     "tool.state_save",
     "tool.state_load",
+    "tool.emulate",
+    "tool.pdf",
   ]),
 );
 

@@ -18,6 +18,8 @@ import { dialog } from "./interact/dialog.js";
 import { requestHelp } from "./human/help.js";
 import { downloadsList, downloadsWait } from "./downloads/downloads.js";
 import { cookies, storage, stateSave, stateLoad } from "./storage/storage.js";
+import { emulate } from "./emulate/emulate.js";
+import { pdf } from "./observe/pdf.js";
 import { networkRequests, networkRequest, networkRoute, networkUnroute } from "./network/network.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
@@ -66,4 +68,6 @@ export const METHODS = Object.freeze({
   "tool.storage": storage,
   "tool.state_save": stateSave,
   "tool.state_load": stateLoad,
+  "tool.emulate": emulate,
+  "tool.pdf": pdf,
 });
