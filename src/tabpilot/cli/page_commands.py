@@ -90,7 +90,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--annotate",
         action="store_true",
-        help="draw each on-screen ref's box and label on the image; print the legend (@eN role \"name\")",
+        help="draw ref boxes and labels; print the legend",
     )
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
     p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
