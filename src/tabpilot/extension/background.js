@@ -73,6 +73,7 @@ const downloads = createDownloads({
   tabsShowing: (url) => chrome.tabs.query({}).then((all) => all.filter((t) => t.url === url && t.id !== undefined).map((t) => /** @type {number} */ (t.id))),
   isManaged,
   isBlocked: (url) => sites.isBlocked(url),
+  anySession: () => sessions.listSessionIds().then((ids) => ids.length > 0),
 });
 
 const sessions = createSessionManager({

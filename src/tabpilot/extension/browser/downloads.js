@@ -2,8 +2,8 @@
 // Downloads the sessions' pages start, through chrome.downloads: which session a file belongs to (the
 // tab that announced it with Page.downloadWillBegin, else a session tab showing its referrer), where it
 // goes (a managed browser's default folder is $TABPILOT_HOME/downloads, and each session gets its own
-// subfolder; the person's browser keeps its own folder), never over a file of the same name, and a
-// download from a blocked site cancelled before it is written.
+// subfolder; the person's browser keeps its own folder), never over a file of the same name, and an
+// agent's download from a blocked site cancelled.
 //
 // The DevTools way is closed to extensions: chrome.debugger answers Browser.setDownloadBehavior with
 // "wasn't found" and Page.setDownloadBehavior with "Cannot access browser-level commands", so the
@@ -50,11 +50,12 @@ export function sessionFolder(sessionId) {
  *   tabsShowing: (url: string) => Promise<number[]>,
  *   isManaged: () => Promise<boolean>,
  *   isBlocked: (url: string | undefined) => Promise<boolean>,
+ *   anySession: () => Promise<boolean>,
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   ownerOfTab: the session a tab belongs to; tabsShowing: the tabs whose page is at a URL
  */
-export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, isManaged, isBlocked, log = console }) {
+export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, isManaged, isBlocked, anySession, log = console }) {
   /** @type {Map<number, Download>} */
   const byId = new Map();
   /** Announced by a page and not yet matched to a download: url → tab. */
@@ -76,6 +77,8 @@ export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, is
 
   /** The tab that started a download: announced by its page, or showing the page it came from. @param {DownloadItem} item */
   async function originTab(item) {
+    // The person's own downloads, while no session runs, are not held up.
+    if (!(await anySession())) return null;
     const end = Date.now() + OWNER_WAIT_MS;
     const urls = [item.url, item.finalUrl].filter(Boolean);
     for (;;) {
@@ -164,24 +167,32 @@ export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, is
     return pending;
   }
 
+  // Only the agent's downloads answer to the blocked sites (the person may fetch what they like); a
+  // session tab's request to a blocked site is failed before it leaves (the site guard), this is the
+  // second line.
+  /** @param {DownloadItem} item */
+  async function agentsAndBlocked(item) {
+    await place(item);
+    return Boolean(byId.get(item.id)?.session_id) && (await blocked(item));
+  }
+
   downloadsApi?.onCreated.addListener((item) => {
-    void (async () => {
-      if (await blocked(item)) return refuse(item);
-      await place(item);
-    })();
+    void agentsAndBlocked(item).then((refused) => (refused ? refuse(item) : undefined));
   });
 
   // Called for every download while its name is chosen; Chrome waits for suggest (return true).
   downloadsApi?.onDeterminingFilename?.addListener((item, suggest) => {
     void (async () => {
-      if (await blocked(item)) {
+      if (await agentsAndBlocked(item)) {
         suggest();
         return refuse(item);
       }
-      await place(item);
       const record = byId.get(item.id);
       const name = safeName(item.filename || record?.name || "download");
-      if (record?.session_id && (await isManaged())) {
+      if (!record?.session_id) {
+        // Not the agent's: the browser's own choice, untouched.
+        suggest();
+      } else if (await isManaged()) {
         suggest({ filename: `${sessionFolder(record.session_id)}/${name}`, conflictAction: "uniquify" });
       } else {
         suggest({ filename: name, conflictAction: "uniquify" });

@@ -19,7 +19,7 @@ const POLL_MS = 25;
 /** How long an action's outcome waits for the download it started to finish (`downloads wait` waits on). */
 const DOWNLOAD_WAIT_MS = 5000;
 /** How long a navigation that ended without a page, or a click on `<a download>`, gets to announce its download. */
-const DOWNLOAD_START_MS = 1500;
+const DOWNLOAD_START_MS = 800;
 /** The least time a page gets to take an input, whatever is left of the action's timeout. */
 const INPUT_GRACE_MS = 1000;
 /** The page's round trip after the action (bounded: a page stuck in a script does not answer). */
