@@ -1,16 +1,21 @@
-"""Per-command latency: whole `tabpilot` processes against a warm daemon and browser, beside two baselines.
+"""Per-command latency: whole `tabpilot` processes against a warm daemon and browser, in one interleaved run.
 
-Baselines from the same run: the venv interpreter's bare start, and the floor, the same
-`Runtime.evaluate('1+1')` sent straight to the page over a raw CDP WebSocket.
+Every command's ratio is to the same interpreter's bare start without `site` (`python -I -S -c pass`),
+measured in the same rounds; beside it `python -c pass`, an MCP tool call's round trip over a running
+`tabpilot mcp`, agent-browser's eval and click when it is installed (never installed here), and the
+floor: the same `Runtime.evaluate('1+1')` sent straight to the page over a raw CDP WebSocket.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.cdp import PageCdp, open_page
+from bench.mcp_stdio import McpStdio
 from bench.refs import find_ref
 from bench.rig import Rig
 from bench.stats import Record, measured, missing
@@ -18,12 +23,19 @@ from bench.stats import Record, measured, missing
 SUITE = "latency"
 FORM_SESSION = "lat-form"
 OPEN_SESSION = "lat-open"
+MCP_SESSION = "lat-mcp"
+PEER_SESSION = "lat-peer"
 FLOOR_CASE = "CDP Runtime.evaluate 1+1 (floor)"
 PYTHON_CASE = "python -c pass"
-FLOOR = "cdp floor"
+BARE_CASE = "python -I -S -c pass"
+MCP_CASE = "MCP click @eN (round trip)"
+PEER = "agent-browser"
 FLOOR_PER_ROUND = 10
 WARMUP_ROUNDS = 3
 EVALUATE_ONE_PLUS_ONE = {"expression": "1+1", "returnByValue": True}
+# What the hot path aims at (issue 17): whole commands as a multiple of the bare interpreter, MCP in ms.
+TARGETS = {"eval 1+1": 1.8, "click @eN": 2.5}
+MCP_TARGET_MS = 25.0
 
 
 @dataclass
@@ -36,10 +48,19 @@ class Case:
     verb: str | None = None  # the tabpilot verb, for the commands that talk to the browser
     samples: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # A call timed in this process instead of a command (the MCP round trip): True when it succeeded.
+    call: Callable[[], bool] | None = None
+    # Not a tabpilot command (agent-browser, MCP): left out of the memory suite's peaks.
+    other: bool = False
+
+    @property
+    def runnable(self) -> bool:
+        return self.argv is not None or self.call is not None
 
 
-def prepare(rig: Rig) -> list[Case]:
-    """Sessions on the form page and the small page, refs for click/fill, and the commands to time."""
+def prepare(rig: Rig, peer: str | None = None) -> list[Case]:
+    """Sessions on the form page and the small page, refs for click/fill, and the commands to time;
+    `peer`: agent-browser's binary, for its eval and click in the same rounds."""
     rig.start_session(FORM_SESSION, rig.fixture_url("bench-form.html", FORM_SESSION))
     rig.start_session(OPEN_SESSION, rig.fixture_url("index.html", OPEN_SESSION))
     button = textbox = None
@@ -60,17 +81,55 @@ def prepare(rig: Rig) -> list[Case]:
         return Case(name, None if missing_tool else argv, missing_tool, verb)
 
     return [
+        Case(BARE_CASE, [sys.executable, "-I", "-S", "-c", "pass"]),
         Case(PYTHON_CASE, [sys.executable, "-c", "pass"]),
         Case("tabpilot --version", rig.command("--version")),
         case("eval 1+1", ["eval", "1+1"]),
         case("click @eN", ["click", button]),
+        case("hover @eN", ["hover", button]),
         case("fill @eN text", ["fill", textbox, "text"]),
         case("press Tab", ["press", "Tab"]),
         case("snapshot (form page)", ["snapshot"]),
         case(
             "open (small page)", ["open", rig.fixture_url("index.html", OPEN_SESSION)], session=OPEN_SESSION
         ),
+        _mcp_case(rig),
+        *_peer_cases(rig, peer),
     ]
+
+
+def _mcp_case(rig: Rig) -> Case:
+    """A click over MCP: one `tabpilot mcp` on its own session on the form page, one tool call per round."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return Case(MCP_CASE, None, "n/a (the mcp extra is not installed)", other=True)
+    rig.start_session(MCP_SESSION, rig.fixture_url("bench-form.html", MCP_SESSION))
+    button = find_ref(rig.cli("snapshot", session=MCP_SESSION).out, "button", "Count")
+    if button is None:
+        return Case(MCP_CASE, None, "n/a (no Count button in the snapshot)", other=True)
+    try:
+        client = McpStdio(rig, MCP_SESSION)
+    except (OSError, RuntimeError, ValueError) as error:
+        return Case(MCP_CASE, None, f"error: {error}", other=True)
+    rig.closers.append(client.close)
+    return Case(MCP_CASE, None, call=lambda: client.tool("click", {"target": button}), other=True)
+
+
+def _peer_cases(rig: Rig, binary: str | None) -> list[Case]:
+    """agent-browser's eval and click on the same form page, when it is installed."""
+    if binary is None:
+        return []
+    from bench.peer import Peer
+
+    peer = Peer(binary, rig.spawner, f"{PEER_SESSION}-{rig.tp.port}")
+    rig.closers.append(peer.close)
+    opened = rig.spawner.run(peer.argv("open", rig.fixture_url("bench-form.html", PEER_SESSION)), timeout=120)
+    if not opened.ok:
+        return [Case(f"{PEER} eval 1+1", None, f"error: {opened.error_line}", other=True)]
+    button = find_ref(rig.spawner.run(peer.argv("snapshot", "-i")).out, "button", "Count")
+    click = Case(f"{PEER} click @eN", peer.argv("click", button), other=True) if button else None
+    return [Case(f"{PEER} eval 1+1", peer.argv("eval", "1+1"), other=True), *([click] if click else [])]
 
 
 def _probe(rig: Rig, verb: str, argv: list[str]) -> str | None:
@@ -81,7 +140,7 @@ def _probe(rig: Rig, verb: str, argv: list[str]) -> str | None:
 
 def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:
     """Round-robin over the cases in a shuffled order per round, so drift on a noisy machine hits all alike."""
-    runnable = [c for c in cases if c.argv is not None]
+    runnable = [c for c in cases if c.runnable]
     floor: list[float] = []
     cdp = open_page(rig.devtools, FORM_SESSION)
     order = random.Random(20261129)
@@ -90,14 +149,13 @@ def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:
             warm = round_no >= WARMUP_ROUNDS
             order.shuffle(runnable)
             for case in runnable:
-                assert case.argv is not None
-                result = rig.spawner.run(case.argv)
+                ok, seconds, error = _time(rig, case)
                 if not warm:
                     continue
-                if result.ok:
-                    case.samples.append(result.seconds * 1000)
+                if ok:
+                    case.samples.append(seconds * 1000)
                 else:
-                    case.errors.append(result.error_line)
+                    case.errors.append(error)
             floor_round = _floor(cdp)
             if warm:
                 floor.extend(floor_round)
@@ -106,18 +164,34 @@ def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:
     return records(cases, floor)
 
 
+def _time(rig: Rig, case: Case) -> tuple[bool, float, str]:
+    """(succeeded, seconds, the error line) of one run of the case."""
+    if case.call is not None:
+        started = time.perf_counter()
+        try:
+            ok = case.call()
+        except Exception as error:
+            return False, 0.0, f"error: {error}"
+        return ok, time.perf_counter() - started, "" if ok else "the tool call failed"
+    assert case.argv is not None
+    result = rig.spawner.run(case.argv)
+    return result.ok, result.seconds, result.error_line
+
+
 def _floor(cdp: PageCdp) -> list[float]:
     return [cdp.round_trip("Runtime.evaluate", EVALUATE_ONE_PLUS_ONE) * 1000 for _ in range(FLOOR_PER_ROUND)]
 
 
 def records(cases: list[Case], floor: list[float]) -> list[Record]:
-    floor_record = measured(SUITE, FLOOR_CASE, "wall_time", "ms", floor)
-    baseline = (FLOOR, floor_record.median)
-    out = [floor_record]
+    """A record per case, each command's with the bare interpreter of the same rounds as its baseline."""
+    bare = next((c for c in cases if c.name == BARE_CASE), None)
+    bare_median = measured(SUITE, BARE_CASE, "wall_time", "ms", bare.samples).median if bare else None
+    out = [measured(SUITE, FLOOR_CASE, "wall_time", "ms", floor)]
     for case in cases:
-        if case.argv is None:
+        if not case.runnable:
             out.append(missing(SUITE, case.name, "wall_time", "ms", case.note or "n/a"))
             continue
         note = f"{len(case.errors)} failed runs: {case.errors[0]}" if case.errors else None
+        baseline = None if case.name == BARE_CASE or case.call is not None else (BARE_CASE, bare_median)
         out.append(measured(SUITE, case.name, "wall_time", "ms", case.samples, baseline, note))
     return out

@@ -7,7 +7,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from bench.latency import PYTHON_CASE, Case
+from bench.latency import BARE_CASE, PYTHON_CASE, Case
 from bench.rig import Rig
 from bench.stats import Record, measured, missing
 
@@ -79,6 +79,7 @@ def footprint(rig: Rig) -> Footprint:
 def run(rig: Rig, idle: Footprint, cases: list[Case], samples: int) -> list[Record]:
     """Footprint after the suites beside the idle one, and peak RSS of every latency command."""
     after = footprint(rig)
+    cases = [case for case in cases if not case.other]
     peaks = {case.name: _peaks(rig, case.argv, samples) for case in cases if case.argv is not None}
     floor = _peaks(rig, ["/bin/true"], samples)
     python = measured(SUITE, f"CLI peak RSS {PYTHON_CASE}", "peak_rss", "MiB", peaks.pop(PYTHON_CASE, []))
@@ -114,7 +115,7 @@ def run(rig: Rig, idle: Footprint, cases: list[Case], samples: int) -> list[Reco
         python,
     ]
     for case in cases:
-        if case.name == PYTHON_CASE:
+        if case.name in (PYTHON_CASE, BARE_CASE):
             continue
         name = f"CLI peak RSS {case.name}"
         if case.argv is None:

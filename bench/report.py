@@ -70,17 +70,49 @@ def _by_case(records: list[Record], suite: str) -> dict[str, dict[str, Record]]:
 
 
 def latency(records: list[Record], markdown: bool = False) -> str:
+    from bench.latency import BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS
+
     rows: list[Row] = []
     samples = 0
-    for case, metrics in _by_case(records, "latency").items():
+    cases = _by_case(records, "latency")
+    for case, metrics in cases.items():
         r = metrics["wall_time"]
         samples = max(samples, len(r.samples)) if "floor" not in case else samples
         if not r.available:
             rows.append([case, r.note or "n/a"])
             continue
         rows.append([case, number(r.median), number(r.p95), ratio(r), r.note or ""])
-    title = f"Latency: whole process, warm daemon and browser ({samples} runs each; ratio to the CDP floor)"
-    return render(title, ["case", "median ms", "p95 ms", "× floor", "note"], rows, markdown)
+    title = (
+        f"Latency: whole process, warm daemon and browser, one interleaved run ({samples} runs each; "
+        f"ratio to `{BARE_CASE}`)"
+    )
+    table = render(title, ["case", "median ms", "p95 ms", f"× {BARE_CASE}", "note"], rows, markdown)
+    return "\n\n".join([table, *_targets(cases, BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS)])
+
+
+def _targets(
+    cases: dict[str, dict[str, Record]],
+    bare: str,
+    mcp: str,
+    mcp_target_ms: float,
+    peer: str,
+    targets: dict[str, float],
+) -> list[str]:
+    """One line per figure the hot path aims at, and tabpilot/agent-browser when it ran beside."""
+    lines = []
+    for case, target in targets.items():
+        r = cases.get(case, {}).get("wall_time")
+        if r is not None and r.ratio is not None:
+            verdict = "met" if r.ratio <= target else "not met"
+            lines.append(f"{case}: ×{r.ratio:.2f} {bare} (target ≤ {target}×: {verdict})")
+        theirs = cases.get(f"{peer} {case}", {}).get("wall_time")
+        if r is not None and r.median and theirs is not None and theirs.median:
+            lines.append(f"{case}: tabpilot/{peer} {r.median / theirs.median:.2f}")
+    m = cases.get(mcp, {}).get("wall_time")
+    if m is not None and m.median is not None:
+        verdict = "met" if m.median <= mcp_target_ms else "not met"
+        lines.append(f"{mcp}: {m.median:.1f} ms (target ≤ {mcp_target_ms:.0f} ms: {verdict})")
+    return ["\n".join(f"- {line}" for line in lines)] if lines else []
 
 
 def snapshots(records: list[Record], markdown: bool = False) -> str:

@@ -9,7 +9,7 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,9 +33,15 @@ class Rig:
     devtools: DevTools
     help_texts: dict[str, str | None] = field(default_factory=dict)
     missing_tools: dict[str, str] = field(default_factory=dict)
+    # What a suite left running (an MCP server, agent-browser's session): stopped when the bench ends.
+    closers: list[Callable[[], None]] = field(default_factory=list)
 
     def command(self, *args: str, session: str | None = None) -> list[str]:
-        return [TABPILOT, *(["--session", session] if session else []), *args]
+        """The command line; `--session` follows the verb, the shape the CLI's hot path takes (an agent
+        following SKILL.md sets TABPILOT_SESSION instead, which it takes too)."""
+        if not session or not args:
+            return [TABPILOT, *args]
+        return [TABPILOT, args[0], "--session", session, *args[1:]]
 
     def cli(self, *args: str, session: str | None = None, timeout: float = 90.0) -> Run:
         """One `tabpilot` command as the agent runs it: a whole process, timed."""
@@ -93,14 +99,19 @@ def started(docs_root: Path | None) -> Iterator[Rig]:
     tp = Tabpilot(home=tempfile.mkdtemp(prefix="tp-bench-"))
     servers: list[PageServer] = []
     spawner = Spawner(tp.env)
+    rig: Rig | None = None
     try:
         servers.append(start_page_server())
         docs = start_page_server(docs_root) if docs_root else None
         if docs:
             servers.append(docs)
         tp.run("browser", "launch", "--headless", timeout=120)
-        yield Rig(tp, servers[0], docs, spawner, tp.devtools())
+        rig = Rig(tp, servers[0], docs, spawner, tp.devtools())
+        yield rig
     finally:
+        for close in rig.closers if rig else []:
+            with contextlib.suppress(Exception):
+                close()
         spawner.close()
         for server in servers:
             server.close()

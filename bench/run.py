@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if docs_root is None:
             skipped.append(line)
     binary = None
-    if "peer" in suites:
+    if "peer" in suites or "latency" in suites:
         binary, line = peer.locate(args.vs_agent_browser)
         print(line, flush=True)
         if binary is None:
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def latency_cases(rig: Rig) -> list[latency.Case]:
             if not cases:
-                cases.extend(latency.prepare(rig))
+                cases.extend(latency.prepare(rig, binary if "latency" in suites else None))
             return cases
 
         def run_latency(rig: Rig) -> list[Record]:

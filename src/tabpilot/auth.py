@@ -13,6 +13,9 @@ import secrets
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
+# A managed browser's code is written into its profile, never typed: long enough that guessing is
+# hopeless without any throttle (about 250 bits).
+LAUNCH_CODE_LENGTH = 50
 NONCE_BYTES = 16
 SECRET_BYTES = 32
 
@@ -29,6 +32,11 @@ def new_pairing_code() -> str:
     """A short code a person can type: 8 characters (40 bits), shown as ``ABCD-EFGH``."""
     raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
     return f"{raw[:4]}-{raw[4:]}"
+
+
+def new_launch_code() -> str:
+    """The one-time code `browser launch` hands its own browser (no person types it)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(LAUNCH_CODE_LENGTH))
 
 
 def normalize_code(code: str) -> str:

@@ -1,13 +1,14 @@
 """Where tabpilot keeps its state, and the environment knobs that move it.
 
-On the CLI's hot path: ``os`` only (no pathlib).
+On the CLI's hot path: ``os`` and ``stat`` only (no pathlib).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
-from tabpilot.protocol import DEFAULT_PORT
+from tabpilot.protocol import DEFAULT_PORT, RpcError
 
 
 def home() -> str:
@@ -16,12 +17,44 @@ def home() -> str:
     return os.path.abspath(configured) if configured else os.path.join(os.path.expanduser("~"), ".tabpilot")
 
 
-def ensure_home(path: str | None = None) -> str:
-    """Create the state directory private to the user (0700) and return it."""
+def ensure_home(path: str | None = None, uid: int | None = None) -> str:
+    """The state directory: created private to the user (0700), or an existing one checked.
+
+    An existing folder is never chmodded: one that another user owns, or that others may write
+    to, is refused (they could swap the socket or read the pairing secrets).
+    """
     directory = path or home()
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    os.chmod(directory, 0o700)
+    parent = os.path.dirname(directory.rstrip(os.sep))
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        check_home(directory, os.geteuid() if uid is None else uid)
+    else:
+        os.chmod(directory, 0o700)  # ours: the umask may have taken bits we did not ask for
     return directory
+
+
+def check_home(directory: str, uid: int) -> None:
+    """Refuse a state folder that is not a directory of ``uid`` closed to group and world writes."""
+    info = os.stat(directory)
+    mode = stat.S_IMODE(info.st_mode)
+    where = f"TABPILOT_HOME={directory}" if os.environ.get("TABPILOT_HOME") else directory
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "is not a folder"
+    elif info.st_uid != uid:
+        problem = f"belongs to user {info.st_uid}, not to you ({uid})"
+    elif mode & 0o022:
+        problem = f"can be written by others (mode {mode:04o})"
+    else:
+        return
+    raise RpcError(
+        "permission_denied",
+        f"{where} {problem}: tabpilot keeps its socket and pairing secrets there",
+        hint="point TABPILOT_HOME at a folder that does not exist yet (tabpilot creates it, private to "
+        f"you), or make this one yours alone: `chmod 700 {directory}`",
+    )
 
 
 def port() -> int:

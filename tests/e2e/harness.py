@@ -37,8 +37,9 @@ def free_port() -> int:
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
     """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N,
-    /redirect?to=URL (a 302 there), /attachment/NAME?body=TEXT (a download), /login?user=NAME (an
-    HttpOnly session cookie, then /whoami) and /whoami (who that cookie says is signed in)."""
+    /redirect?to=URL (a 302 there), /no-framing (a page that refuses to be framed), /attachment/NAME?body=TEXT
+    (a download), /login?user=NAME (an HttpOnly session cookie, then /whoami) and /whoami (who that
+    cookie says is signed in)."""
 
     def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
@@ -60,6 +61,9 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
                 self.send_header("Location", query["to"][0])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+        elif url.path == "/no-framing":
+            # A page that forbids being framed: the browser shows its error page in the frame instead.
+            self._html(200, "<title>Partner</title><p>Partner content</p>", {"X-Frame-Options": "DENY"})
         elif url.path.startswith("/attachment/"):
             data = query.get("body", ["attached"])[0].encode()
             name = url.path.rsplit("/", 1)[1]
@@ -87,10 +91,12 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
         else:
             super().do_GET()
 
-    def _html(self, code: int, body: str) -> None:
+    def _html(self, code: int, body: str, headers: dict[str, str] | None = None) -> None:
         data = body.encode()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.send_response(code)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -163,8 +169,10 @@ class Tabpilot:
             TABPILOT_PORT=str(self.port),
             # Tests observe the browser from outside through its own debugging port.
             TABPILOT_BROWSER_ARGS="--remote-debugging-port=0",
-            **self.extra_env,
+            # Tests parse page output; the ones about the fences turn them back on.
+            TABPILOT_BOUNDARIES="off",
         )
+        env.update(self.extra_env)
         return env
 
     def run(self, *args: str, timeout: float = 60, check: bool = True) -> Result:

@@ -54,7 +54,7 @@ def test_quick_latency_run_prints_a_table_and_writes_records(tmp_path: Path) -> 
         if record["baseline"] is not None:
             assert record["ratio"] > 0, record
     assert len(by_case["eval 1+1"]["samples"]) == 3
-    assert by_case["eval 1+1"]["baseline"] == "cdp floor"
+    assert by_case["eval 1+1"]["baseline"] == "python -I -S -c pass"
 
     environment = data["environment"]
     for pid in (environment["daemon_pid"], environment["browser_pid"]):

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tabpilot.cli import action_commands
+from tabpilot.cli import action_commands, outcomes
+from tabpilot.cli.context import Context
 from tabpilot.cli.main import build_parser, main
 from tabpilot.protocol import RpcError
 
@@ -21,6 +22,9 @@ class FakeContext:
         self.result = result
         self.calls: list[tuple[str, dict[str, Any], float]] = []
         self.printed: list[str] = []
+        self.boundaries = True
+
+    nonce = Context.nonce
 
     def tool(self, method: str, params: dict[str, Any] | None = None, default_timeout_s: float = 30.0) -> Any:
         self.calls.append((method, dict(params or {}), default_timeout_s))
@@ -89,7 +93,7 @@ def test_click_sends_its_options_and_says_where_it_went() -> None:
     ],
 )
 def test_outcome_suffixes(result: dict[str, Any], line: str) -> None:
-    assert action_commands.outcome_text(result) == line
+    assert outcomes.outcome_text(result) == line
 
 
 def test_fill_type_press_and_select_lines() -> None:

@@ -263,7 +263,9 @@ async def test_extension_that_lost_the_default_session_gets_a_new_one() -> None:
             return {"ok": True}
 
         peer.handlers["tool.evaluate"] = forgetful
-        assert result(await d.call("tool.evaluate", {"expression": "1"})) == {"ok": True}
+        answer = result(await d.call("tool.evaluate", {"expression": "1"}))
+        assert answer.pop("page_nonce") == d.daemon.sessions.require("default").page_nonce
+        assert answer == {"ok": True}
         assert peer.methods().count("tool.session_start") == 2
 
 
@@ -354,7 +356,9 @@ async def test_browser_option_must_name_the_session_s_connected_browser() -> Non
         one = await d.paired_peer(label="Work")
         await d.paired_peer(label="Home")
         result(await d.call("session.start", {"name": "w"}, browser="work"))
-        unknown = error(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="nonexistent"))
+        unknown = error(
+            await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="nonexistent")
+        )
         assert (unknown["code"], unknown["data"]["reason"]) == ("not_found", "unknown_browser")
         other = error(await d.call("tool.evaluate", {"expression": "1"}, session="w", browser="home"))
         assert other["code"] == "invalid_params" and one.instance_id in other["message"]

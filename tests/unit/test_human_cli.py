@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tabpilot.cli.context import Context
 from tabpilot.cli.main import build_parser
 
 
@@ -20,6 +21,9 @@ class FakeContext:
         self.result = result
         self.calls: list[tuple[str, dict[str, Any], float]] = []
         self.printed: list[str] = []
+        self.boundaries = True
+
+    nonce = Context.nonce
 
     def timeout_s(self, default: float) -> float:
         return default

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tabpilot.cli import observe_commands, page_commands
+from tabpilot.cli.context import Context
 from tabpilot.cli.main import build_parser, main
 from tabpilot.protocol import RpcError
 
@@ -21,6 +22,9 @@ class FakeContext:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.printed: list[str] = []
         self.session = None
+        self.boundaries = True
+
+    nonce = Context.nonce
 
     def tool(self, method: str, params: dict[str, Any] | None = None, default_timeout_s: float = 30.0) -> Any:
         self.calls.append((method, dict(params or {})))

@@ -11,7 +11,22 @@ import os
 import time
 
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import quoted, status_suffix
+from tabpilot.cli.outcomes import (
+    action_text,
+    check_line,
+    click_line,
+    dialog_line,
+    dialog_text,
+    fill_line,
+    inline,
+    press_line,
+    select_line,
+    simple_line,
+    target_text,
+    type_line,
+    wait_line,
+)
+from tabpilot.cli.render import quoted
 from tabpilot.cli.values import Count, Point, target
 from tabpilot.protocol import RpcError
 
@@ -206,7 +221,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_dialog)
 
 
-# ----- running a tool and saying what happened ---------------------------------------------------
+# ----- running a tool and saying what happened (the lines: tabpilot.cli.outcomes) ----------------
 
 
 def _run(
@@ -223,62 +238,13 @@ def _run(
     return ctx.tool(method, params, default_timeout)
 
 
-def target_text(target: Any) -> str:
-    """``button "Save" @e12`` — how an outcome line names the element."""
-    if not isinstance(target, dict):
-        return "the element"
-    label = target.get("label") or "element"
-    ref = target.get("ref")
-    return f"{label} @{ref}" if ref else label
-
-
-def outcome_text(result: dict[str, Any]) -> str:
-    """`` → navigated to …`` / `` → opened tab …`` / `` → dialog: …`` — what the action set off."""
-    parts = []
-    dialog = result.get("dialog")
-    if isinstance(dialog, dict) and dialog.get("handled") == "accepted" and dialog.get("type") == "alert":
-        parts.append(f"{dialog_text(dialog)} (accepted)")
-    navigated = result.get("navigated")
-    if isinstance(navigated, dict):
-        url = navigated.get("url", "")
-        if not navigated.get("committed", True):
-            parts.append(f"navigating to {url} (not committed yet)")
-        elif navigated.get("same_document"):
-            parts.append(f"went to {url} (same document)")
-        else:
-            parts.append(f"navigated to {url}{status_suffix(navigated.get('status'))}")
-    opened = result.get("opened_tab")
-    if isinstance(opened, dict):
-        where = "kept in this session" if opened.get("kept") else "outside this session"
-        if opened.get("current"):
-            where += ", now current"
-        parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
-    download = result.get("download")
-    if isinstance(download, dict):
-        from tabpilot.cli.download_commands import download_text
-
-        parts.append(download_text(download))
-    if isinstance(dialog, dict) and dialog.get("handled") == "open":
-        parts.append(dialog_line(dialog))
-    return "".join(f" → {p}" for p in parts)
-
-
-def dialog_text(dialog: dict[str, Any]) -> str:
-    """``confirm "Delete 3 files?"`` (a beforeunload prompt has no message of its own)."""
-    message = dialog.get("message")
-    return f"{dialog.get('type')} {quoted(message)}" if message else str(dialog.get("type"))
-
-
-def dialog_line(dialog: dict[str, Any]) -> str:
-    return f"dialog: {dialog_text(dialog)} — tabpilot dialog accept|dismiss"
-
-
 def _emit(ctx: Context, result: dict[str, Any], line: str) -> int:
-    text = line + outcome_text(result)
-    snapshot = result.get("snapshot")
-    if isinstance(snapshot, str) and snapshot:
-        text += "\n" + snapshot
-    return ctx.emit(result, text)
+    return ctx.emit(result, action_text(result, line, ctx.nonce(result)))
+
+
+def _mark(ctx: Context, result: dict[str, Any]) -> str | None:
+    """The nonce for page strings in this action's line (see outcomes.inline)."""
+    return inline(result, ctx.nonce(result))
 
 
 # ----- the verbs ---------------------------------------------------------------------------------
@@ -295,22 +261,17 @@ def cmd_click(args: argparse.Namespace, ctx: Context) -> int:
     if args.at:
         params["position"] = args.at
     result = _run(args, ctx, "tool.click", params)
-    verb = (
-        "double-clicked"
-        if args.double
-        else {"left": "clicked", "right": "right-clicked"}.get(args.button, "middle-clicked")
-    )
-    return _emit(ctx, result, f"{verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, click_line(result, args.button, args.double, ctx.nonce(result)))
 
 
 def cmd_simple(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, args.method, {"target": args.target})
-    return _emit(ctx, result, f"{args.verb} {target_text(result.get('target'))}")
+    return _emit(ctx, result, simple_line(result, args.verb, ctx.nonce(result)))
 
 
 def cmd_fill(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.fill", {"target": args.target, "value": args.text})
-    return _emit(ctx, result, f"filled {target_text(result.get('target'))} = {quoted(result.get('value'))}")
+    return _emit(ctx, result, fill_line(result, ctx.nonce(result)))
 
 
 def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
@@ -320,8 +281,7 @@ def cmd_type(args: argparse.Namespace, ctx: Context) -> int:
     # Typing slowly takes its time on top of the wait for the element.
     typing_s = args.delay * len(args.text) / 1000
     result = _run(args, ctx, "tool.type", params, ACTION_TIMEOUT_S + typing_s)
-    into = f" into {target_text(result['target'])}" if result.get("target") else ""
-    return _emit(ctx, result, f"typed {quoted(args.text)}{into}")
+    return _emit(ctx, result, type_line(result, args.text, ctx.nonce(result)))
 
 
 def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
@@ -329,26 +289,17 @@ def cmd_press(args: argparse.Namespace, ctx: Context) -> int:
     if args.ref:
         params["target"] = args.ref
     result = _run(args, ctx, "tool.press", params)
-    pressed = ", ".join(result.get("pressed") or args.keys)
-    into = f" in {target_text(result['target'])}" if result.get("target") else ""
-    return _emit(ctx, result, f"pressed {pressed}{into}")
+    return _emit(ctx, result, press_line(result, args.keys, ctx.nonce(result)))
 
 
 def cmd_select(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.select", {"target": args.target, "values": args.values})
-    selected = result.get("selected") or []
-    labels = ", ".join(quoted(o.get("label")) for o in selected) or "nothing"
-    how = sorted({o.get("matched_by") for o in selected if o.get("matched_by")})
-    matched = f" (matched by {' and '.join(how)})" if how else ""
-    return _emit(ctx, result, f"selected {labels} in {target_text(result.get('target'))}{matched}")
+    return _emit(ctx, result, select_line(result, ctx.nonce(result)))
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.check", {"target": args.target, "checked": args.checked})
-    state = "checked" if args.checked else "unchecked"
-    what = target_text(result.get("target"))
-    line = f"{state} {what}" if result.get("changed") else f"{what} was already {state}"
-    return _emit(ctx, result, line)
+    return _emit(ctx, result, check_line(result, args.checked, ctx.nonce(result)))
 
 
 def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
@@ -365,7 +316,7 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
                 if amount:
                     params["amount"] = amount
     result = _run(args, ctx, "tool.scroll", params)
-    what = f" {target_text(result['target'])}" if result.get("target") else ""
+    what = f" {target_text(result['target'], _mark(ctx, result))}" if result.get("target") else ""
     horizontal = result.get("direction") in ("left", "right") or args.to in ("left", "right")
     pos, end = (
         (result.get("x", 0), result.get("max_x", 0))
@@ -379,7 +330,10 @@ def cmd_scroll(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_drag(args: argparse.Namespace, ctx: Context) -> int:
     result = _run(args, ctx, "tool.drag", {"source": args.source, "target": args.target})
     how = " (HTML5 drag and drop)" if result.get("html5") else ""
-    line = f"dragged {target_text(result.get('source'))} to {target_text(result.get('target'))}{how}"
+    mark = _mark(ctx, result)
+    line = (
+        f"dragged {target_text(result.get('source'), mark)} to {target_text(result.get('target'), mark)}{how}"
+    )
     return _emit(ctx, result, line)
 
 
@@ -404,7 +358,8 @@ def cmd_upload(args: argparse.Namespace, ctx: Context) -> int:
     listing = ", ".join(f"{f.get('name')} {human_size(int(f.get('size', 0)))}" for f in files)
     count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
     via = {"drop": " by drag and drop", "chooser": " through its file chooser"}.get(result.get("via", ""), "")
-    return _emit(ctx, result, f"uploaded {count} to {target_text(result.get('target'))}{via} ({listing})")
+    what = target_text(result.get("target"), _mark(ctx, result))
+    return _emit(ctx, result, f"uploaded {count} to {what}{via} ({listing})")
 
 
 def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
@@ -433,15 +388,7 @@ def cmd_wait(args: argparse.Namespace, ctx: Context) -> int:
         )
     ((kind, value),) = given.items()
     result = ctx.tool("tool.wait", {kind: value}, WAIT_TIMEOUT_S)
-    seconds = f"{int(result.get('waited_ms', 0)) / 1000:.1f} s"
-    what = {
-        "selector": f"{target_text(result.get('target'))}" if result.get("target") else quoted(value),
-        "text": f"text {quoted(value)}",
-        "gone": f"{quoted(value)} to be gone",
-        "url": f"URL {quoted(value)} ({result.get('url', '')})",
-        "load": f"{value}",
-    }[kind]
-    return ctx.emit(result, f"waited {seconds} for {what}")
+    return ctx.emit(result, wait_line(result, kind, value, ctx.nonce(result)))
 
 
 def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
@@ -455,9 +402,10 @@ def cmd_dialog(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.dialog", params, ACTION_TIMEOUT_S)
     if args.action is None:
         dialog = result.get("dialog")
-        return ctx.emit(result, dialog_line(dialog) if isinstance(dialog, dict) else "no dialog is open")
+        line = dialog_line(dialog, ctx.nonce(result)) if isinstance(dialog, dict) else "no dialog is open"
+        return ctx.emit(result, line)
     answered = result.get("answered") or {}
     verb = "accepted" if answered.get("handled") == "accepted" else "dismissed"
     with_text = f" with {quoted(answered['text'])}" if "text" in answered else ""
-    line = f"{verb} {dialog_text(answered)}{with_text}"
+    line = f"{verb} {dialog_text(answered, _mark(ctx, result))}{with_text}"
     return _emit(ctx, result, line)

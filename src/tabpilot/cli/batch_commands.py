@@ -25,7 +25,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "non-blank character is # is a comment; a # anywhere else is part of a word, so `click #save` "
         "means the CSS selector #save (unlike in a shell, no quotes needed). Words are split as a shell "
         "does, with quotes. Stops at the first failure with its exit code, unless --keep-going. "
-        "--session, --browser and --json given to batch apply to every line that does not set its own.",
+        "--session, --browser, --json and --no-boundaries given to batch apply to every line that does not set its own.",
     )
     p.add_argument("file", nargs="?", help="file with the commands (default: stdin)")
     p.add_argument("--keep-going", action="store_true", help="run every line even after a failure")
@@ -63,6 +63,8 @@ def _argv_of(line: str, ctx: Context) -> list[str] | None:
         inherited += ["--browser", ctx.browser]
     if ctx.as_json:
         inherited.append("--json")
+    if not ctx.boundaries:
+        inherited.append("--no-boundaries")
     return inherited + words
 
 

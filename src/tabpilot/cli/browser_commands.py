@@ -122,7 +122,8 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
             not getattr(args, "headed", False) and not launcher.has_display()
         )
     status = client.call("daemon.status", timeout_s=10.0)
-    code = client.call("pair.create", {"ttl_s": 300}, timeout_s=10.0)["code"]
+    # A launch code of its own: too long to guess, so no lockout from wrong codes applies to it.
+    code = client.call("pair.create", {"ttl_s": 300, "launch": True}, timeout_s=10.0)["code"]
     token = secrets.token_hex(16)
     extension_dir = launcher.prepare_extension(
         home, {"port": status["port"], "pairing_code": code, "launch_token": token, "label": "managed"}
@@ -212,6 +213,11 @@ def cmd_pair(args: argparse.Namespace, ctx: Context) -> int:
         print("In your browser, open the tabpilot extension's popup, type this code and press Pair.")
         if created.get("port") != 52830:
             print(f"(this daemon listens on port {created['port']}: set the same port in the popup)")
+        if created.get("throttled_for_s"):
+            print(
+                f"note: pairing is throttled after wrong codes; the browser can pair in "
+                f"{created['throttled_for_s']:.0f} s (the popup keeps retrying by itself)"
+            )
     if args.no_wait:
         return 0
     if not ctx.as_json:

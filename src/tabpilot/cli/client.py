@@ -2,30 +2,29 @@
 
 Blocking stdlib sockets only: this runs on every agent command. It uses the C module ``_socket``
 directly: the ``socket`` wrapper adds ~3 ms of imports (selectors, enum classes) for nothing we use.
+The hot path (``tabpilot.cli.fast``) sends through ``exchange`` too, so only built-in modules load
+up front; ``os``, ``paths`` and the error class are imported where they are needed.
 """
 
-from __future__ import annotations
-
 import _socket
-import json
-import os
-import sys
-import time
 
-from tabpilot import paths
-from tabpilot.protocol import RpcError
+from tabpilot.cli import fastjson
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+else:
+    Any = object
 
 START_TIMEOUT_S = 10.0
 # Beyond the call's own timeout, how long the CLI waits for the daemon's answer (queueing, margins).
 REPLY_MARGIN_S = 20.0
 
 
-def _connect(path: str) -> _socket.socket:
+def open_socket(path: str) -> _socket.socket:
+    """A connection to the socket at ``path``; raises what connect raises (FileNotFoundError, …)."""
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(path)
@@ -49,9 +48,12 @@ def _read_line(sock: _socket.socket) -> bytes:
 
 def connect(autostart: bool = True) -> _socket.socket:
     """A connection to the daemon of ``$TABPILOT_HOME``, starting the daemon when needed."""
+    from tabpilot import paths
+    from tabpilot.protocol import RpcError
+
     path = paths.socket_path()
     try:
-        return _connect(path)
+        return open_socket(path)
     except (FileNotFoundError, ConnectionRefusedError):
         if not autostart:
             raise RpcError(
@@ -65,7 +67,13 @@ def connect(autostart: bool = True) -> _socket.socket:
 
 def start_daemon() -> _socket.socket:
     """Spawn ``python -m tabpilot.daemon`` detached and wait until its socket answers."""
+    import os
     import subprocess
+    import sys
+    import time
+
+    from tabpilot import paths
+    from tabpilot.protocol import RpcError
 
     home = paths.ensure_home()
     log_dir = paths.log_dir(home)
@@ -84,7 +92,7 @@ def start_daemon() -> _socket.socket:
     path = paths.socket_path(home)
     while time.monotonic() < deadline:
         try:
-            return _connect(path)
+            return open_socket(path)
         except (FileNotFoundError, ConnectionRefusedError):
             pass
         code = process.poll()
@@ -114,6 +122,16 @@ def _tail(path: str, lines: int = 3) -> str:
     return " / ".join(text[-lines:]) or "no output"
 
 
+def frame(method: str, params: dict[str, Any] | None, session: str | None, browser: str | None) -> dict[str, Any]:
+    """The request object of one call."""
+    request: dict[str, Any] = {"id": "cli", "method": method, "params": params or {}}
+    if session:
+        request["session"] = session
+    if browser:
+        request["browser"] = browser
+    return request
+
+
 def call(
     method: str,
     params: dict[str, Any] | None = None,
@@ -124,42 +142,56 @@ def call(
     autostart: bool = True,
 ) -> Any:
     """Send one request and return its result; raises RpcError for an error reply."""
-    frame: dict[str, Any] = {"id": "cli", "method": method, "params": params or {}}
-    if session:
-        frame["session"] = session
-    if browser:
-        frame["browser"] = browser
-    sock = connect(autostart)
+    return exchange(connect(autostart), frame(method, params, session, browser), timeout_s)
+
+
+def exchange(sock: _socket.socket, request: dict[str, Any], timeout_s: float) -> Any:
+    """Send ``request`` on ``sock`` (closed after) and return the reply's result; raises RpcError."""
     try:
         sock.settimeout(timeout_s + REPLY_MARGIN_S)
         # The socket stays open for writing until the reply comes: EOF tells the daemon to cancel.
-        sock.sendall(json.dumps(frame).encode() + b"\n")
+        sock.sendall(fastjson.dumps(request).encode() + b"\n")
         raw = _read_line(sock)
     except TimeoutError:
+        from tabpilot.protocol import RpcError
+
         raise RpcError(
             "timeout",
             f"no answer from the daemon within {timeout_s + REPLY_MARGIN_S:.0f} s",
             "rpc_timeout",
         ) from None
     except OSError as exc:
+        from tabpilot.protocol import RpcError
+
         raise RpcError(
             "daemon_unreachable", f"lost the daemon connection: {exc}", "client_disconnected"
         ) from None
     finally:
         sock.close()
+    try:
+        reply = fastjson.loads(raw) if raw else None
+    except ValueError:
+        reply = None
+    if isinstance(reply, dict) and "result" in reply and "error" not in reply:
+        return reply["result"]
+    return _failed(raw, reply)
+
+
+def _failed(raw: bytes, reply: Any) -> Any:
+    """Raise the RpcError an unusable or error reply stands for."""
+    from tabpilot.protocol import RpcError
+
     if not raw:
+        import os
+
+        from tabpilot import paths
+
         raise RpcError(
             "daemon_unreachable",
             "the daemon closed the connection without answering",
             "client_disconnected",
             hint=f"see {os.path.join(paths.log_dir(), 'daemon.log')}",
         )
-    try:
-        reply = json.loads(raw)
-    except ValueError:
-        raise RpcError("protocol_error", "the daemon sent a malformed reply", "bad_frame") from None
     if isinstance(reply, dict) and "error" in reply:
         raise RpcError.from_wire(reply["error"])
-    if not isinstance(reply, dict) or "result" not in reply:
-        raise RpcError("protocol_error", "the daemon sent a malformed reply", "bad_frame")
-    return reply["result"]
+    raise RpcError("protocol_error", "the daemon sent a malformed reply", "bad_frame")

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+BOUNDARIES_VARIABLE = "TABPILOT_BOUNDARIES"
+
+
+def boundaries_on(args: argparse.Namespace) -> bool:
+    """Page text is fenced unless ``--no-boundaries`` or ``TABPILOT_BOUNDARIES=off``."""
+    if getattr(args, "no_boundaries", False):
+        return False
+    return not render.boundaries_off(os.environ.get(BOUNDARIES_VARIABLE))
+
+
 class Context:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -28,6 +38,7 @@ class Context:
             getattr(args, "browser", None) or os.environ.get("TABPILOT_BROWSER") or None
         )
         self.tab: int | None = getattr(args, "tab", None)
+        self.boundaries: bool = boundaries_on(args)
         # Where results go instead of stdout (the MCP server collects them this way).
         self.sink: Callable[[Any, str], None] | None = None
 
@@ -54,13 +65,13 @@ class Context:
             payload.setdefault("tab_id", self.tab)
         return self.call(method, payload, timeout)
 
+    def nonce(self, result: Any) -> str | None:
+        """The session's boundary nonce the daemon sent with ``result``; None when fencing is off."""
+        return render.page_nonce(result, self.boundaries)
+
     def emit(self, result: Any, text: str) -> int:
         """Print the result: ``--json`` gets the object, people and agents the one-line text."""
         if self.sink is not None:
             self.sink(result, text)
             return 0
-        if self.as_json:
-            render.print_json(result)
-        elif text:
-            print(text)
-        return 0
+        return render.emit(result, text, self.as_json)

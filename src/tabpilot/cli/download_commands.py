@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.outcomes import download_text
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
@@ -35,28 +36,12 @@ browser, to its usual folder. A file never replaces one of the same name ("repor
     p.set_defaults(handler=cmd_downloads)
 
 
-def size_text(n: Any) -> str:
-    return f"{n:,} bytes" if isinstance(n, int) else "? bytes"
-
-
-def download_text(d: dict[str, Any]) -> str:
-    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download."""
-    name = d.get("name") or d.get("url") or "a file"
-    state = d.get("state")
-    if state == "complete":
-        return f"downloaded {name} ({size_text(d.get('bytes'))}) to {d.get('path')}"
-    if state == "interrupted":
-        why = "blocked site" if d.get("error") == "BLOCKED_SITE" else str(d.get("error") or "interrupted").lower()
-        return f"download of {name} failed ({why})"
-    where = f" to {d['path']}" if d.get("path") else ""
-    return f"downloading {name}{where} (not finished: tabpilot downloads wait)"
-
-
 def cmd_downloads(args: argparse.Namespace, ctx: Context) -> int:
     if args.action == "wait":
         result = ctx.tool("tool.downloads_wait", {}, DEFAULT_WAIT_S)
-        return ctx.emit(result, download_text(result["download"]))
+        return ctx.emit(result, download_text(result["download"], ctx.nonce(result)))
     result = ctx.tool("tool.downloads_list", {})
     items = result.get("downloads", [])
-    lines = [f"#{d.get('id')} {download_text(d)}" for d in items]
+    nonce = ctx.nonce(result)
+    lines = [f"#{d.get('id')} {download_text(d, nonce)}" for d in items]
     return ctx.emit(result, "\n".join(lines) if lines else "no downloads in this session yet")

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import quoted
+from tabpilot.cli.render import page_quoted
 from tabpilot.cli.values import target
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -58,12 +58,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_request_help)
 
 
-def outcome_line(result: dict[str, Any], timeout_s: float) -> str:
+def outcome_line(result: dict[str, Any], timeout_s: float, nonce: str | None = None) -> str:
     """The one line an agent reads: the outcome first, then what it means for the next step."""
     outcome = result.get("outcome")
     if outcome == "continued":
         note = result.get("note")
-        return "continued: the person pressed Done" + (f"; their note: {quoted(note, 500)}" if note else "")
+        # The note is typed into a panel that lives in the page, so the page could have written it.
+        note_part = f"; their note: {page_quoted(note, nonce, 500)}" if note else ""
+        return "continued: the person pressed Done" + note_part
     if outcome == "completed":
         until = result.get("until") or {}
         if "url" in until:
@@ -93,5 +95,5 @@ def cmd_request_help(args: argparse.Namespace, ctx: Context) -> int:
         if args.until_selector:
             params["until_selector"] = args.until_selector
         result = ctx.tool("tool.request_help", params, HELP_TIMEOUT_S)
-    ctx.emit(result, outcome_line(result, timeout_s))
+    ctx.emit(result, outcome_line(result, timeout_s, ctx.nonce(result)))
     return 0 if result.get("outcome") in GO_ON else 1

@@ -8,7 +8,7 @@ import sys
 
 from tabpilot import __version__
 from tabpilot.cli.context import Context, tab_id
-from tabpilot.cli.render import print_error
+from tabpilot.cli.render import guarded, print_error
 from tabpilot.cli.values import Name
 from tabpilot.protocol import RpcError
 
@@ -27,7 +27,8 @@ Drive your real browser from the shell: each session works in its own Agent Wind
 
 Global options (before or after the verb): --session NAME (or TABPILOT_SESSION; default
 'default'), --browser ID|LABEL (or TABPILOT_BROWSER), --tab TAB_ID (default: the session's
-current tab), --json.
+current tab), --json, --no-boundaries (page text is fenced between `<<<page nonce=N` and
+`>>>page nonce=N` lines by default; or TABPILOT_BOUNDARIES=off).
 Exit codes: 0 ok, 1 user error, 2 daemon/transport, 3 browser/CDP, 4 timeout, 5 version/pairing.
 """
 
@@ -93,6 +94,12 @@ def _common_options() -> argparse.ArgumentParser:
         help="tab to act on (default: current)",
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common.add_argument(
+        "--no-boundaries",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print page text without the <<<page nonce=…>>> fences (or TABPILOT_BOUNDARIES=off)",
+    )
     return common
 
 
@@ -237,17 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
-    try:
-        return int(handler(args, ctx))
-    except RpcError as err:
-        return print_error(err, ctx.as_json)
-    except KeyboardInterrupt:
-        print("interrupted: the daemon cancels the command", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`); nothing left to say.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return guarded(lambda: handler(args, ctx), ctx.as_json)
 
 
 if __name__ == "__main__":

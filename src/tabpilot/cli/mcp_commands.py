@@ -23,8 +23,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="run an MCP server over stdio",
         description="Serve tabpilot's page, tab and session verbs as MCP tools over stdin/stdout, relaying to "
         "the same daemon as the CLI. The client gets its own session unless --session (or TABPILOT_SESSION) "
-        "names one. Example client config: command `tabpilot`, args [`mcp`]. The network, cookies/storage/state, "
-        "emulate and pdf tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
+        "names one. Page text in tool results is fenced as on the command line (--no-boundaries drops it). "
+        "Example client config: command `tabpilot`, args [`mcp`]. The network, cookies/storage/state, "
+        "emulate, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
     )
     p.add_argument(
         "--caps",
@@ -45,4 +46,4 @@ def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
         )
     from tabpilot import mcp_server
 
-    return mcp_server.main(ctx.session, ctx.browser, frozenset(names))
+    return mcp_server.main(ctx.session, ctx.browser, ctx.boundaries, frozenset(names))

@@ -8,6 +8,7 @@ import json
 import os
 
 from tabpilot.cli.context import Context
+from tabpilot.cli.render import fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
 
@@ -121,7 +122,9 @@ def cmd_requests(args: argparse.Namespace, ctx: Context) -> int:
     if args.limit:
         params["limit"] = args.limit
     result = ctx.tool("tool.network_requests", params)
-    lines = [request_line(e) for e in result.get("entries", [])]
+    listed = [request_line(e) for e in result.get("entries", [])]
+    # URLs are the page's words: fenced like every page text.
+    lines = [fence("\n".join(listed), ctx.nonce(result))] if listed else []
     if result.get("more"):
         lines.insert(0, f"({result['more']} earlier requests not shown: --since or --limit)")
     if not lines:
@@ -156,7 +159,7 @@ def cmd_request(args: argparse.Namespace, ctx: Context) -> int:
             lines += ["", text]
             if result.get("body_truncated"):
                 lines.append(f"(cut at {len(data):,} of {result['body_bytes']:,} bytes: --max-bytes 0 or --out FILE)")
-    return ctx.emit(result, "\n".join(lines))
+    return ctx.emit(result, fence("\n".join(lines), ctx.nonce(result)))
 
 
 def cmd_route(args: argparse.Namespace, ctx: Context) -> int:

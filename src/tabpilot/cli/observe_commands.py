@@ -6,7 +6,8 @@ import argparse
 import os
 
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import quoted
+from tabpilot.cli.outcomes import find_text, page_text
+from tabpilot.cli.render import fence, page_quoted
 from tabpilot.cli.values import Count, target
 from tabpilot.protocol import RpcError
 
@@ -150,12 +151,6 @@ def write_text(path: str, text: str) -> None:
         handle.write(text if text.endswith("\n") else text + "\n")
 
 
-def page_text(result: dict[str, Any]) -> str:
-    """The text to print, or a line saying there is none (an empty answer reads like a failure)."""
-    text = str(result.get("text") or "")
-    return text if text.strip() else f"(nothing visible on {result.get('url') or 'this page'})"
-
-
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
     out = output_path(args.out) if args.out else None
     if args.diff and (out or args.ref or args.interactive or args.viewport or args.urls):
@@ -179,13 +174,14 @@ def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
         params["max_tokens"] = 0
     result = ctx.tool("tool.snapshot", params)
     if not out:
-        return ctx.emit(result, page_text(result))
+        return ctx.emit(result, page_text(result, ctx.nonce(result)))
     write_text(out, result["text"])
     text = result.pop("text")
     result["path"] = out
     lines = text.count("\n") + 1
     summary = (
-        f"snapshot of {result.get('url', '')} {quoted(result.get('title'))}: {lines:,} lines, "
+        f"snapshot of {result.get('url', '')} {page_quoted(result.get('title'), ctx.nonce(result))}: "
+        f"{lines:,} lines, "
         f"~{result.get('tokens', 0):,} tokens, {result.get('refs', 0):,} refs"
     )
     if result.get("truncated"):
@@ -198,7 +194,7 @@ def cmd_find(args: argparse.Namespace, ctx: Context) -> int:
     if args.limit:
         params["max_matches"] = args.limit
     result = ctx.tool("tool.find", params)
-    return ctx.emit(result, result["text"])
+    return ctx.emit(result, find_text(result, ctx.nonce(result)))
 
 
 def cmd_text(args: argparse.Namespace, ctx: Context) -> int:
@@ -208,7 +204,7 @@ def cmd_text(args: argparse.Namespace, ctx: Context) -> int:
     if args.max_tokens is not None:
         params["max_tokens"] = args.max_tokens
     result = ctx.tool("tool.text", params)
-    return ctx.emit(result, page_text(result))
+    return ctx.emit(result, page_text(result, ctx.nonce(result)))
 
 
 def cmd_html(args: argparse.Namespace, ctx: Context) -> int:
@@ -228,7 +224,7 @@ def cmd_html(args: argparse.Namespace, ctx: Context) -> int:
             "bytes; --max-bytes 0 or --out FILE gives all of it -->"
         )
     if not out:
-        return ctx.emit(result, result["html"] + (f"\n{cut}" if cut else ""))
+        return ctx.emit(result, fence(result["html"], ctx.nonce(result)) + (f"\n{cut}" if cut else ""))
     write_text(out, result["html"])
     result.pop("html")
     result["path"] = out
@@ -262,6 +258,8 @@ def cmd_console(args: argparse.Namespace, ctx: Context) -> int:
         params["limit"] = args.limit
     result = ctx.tool("tool.console", params)
     lines = [console_line(entry) for entry in result.get("entries", [])]
+    if lines:
+        lines = [fence("\n".join(lines), ctx.nonce(result))]
     if result.get("dropped"):
         lines.insert(0, f"({result['dropped']} older entries are no longer kept)")
     if result.get("more") and args.since is None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.render import navigation_line
+from tabpilot.cli.outcomes import eval_text, open_line
+from tabpilot.cli.render import fence, navigation_line
 from tabpilot.cli.values import Count, target
 from tabpilot.protocol import WAIT_UNTIL, RpcError
 
@@ -107,34 +107,23 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if args.allow_file:
         params["allow_file"] = True
     result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
-    download = result.get("download")
-    if isinstance(download, dict):
-        from tabpilot.cli.download_commands import download_text
-
-        return ctx.emit(result, f"opened {args.url} → {download_text(download)}")
-    return ctx.emit(result, navigation_line("navigated to", result))
+    return ctx.emit(result, open_line(result, ctx.nonce(result)))
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool(args.method, _navigation_params(args), NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line(args.verb, result))
+    return ctx.emit(result, navigation_line(args.verb, result, ctx.nonce(result)))
 
 
 def cmd_reload(args: argparse.Namespace, ctx: Context) -> int:
     params = {**_navigation_params(args), "hard": bool(args.hard)}
     result = ctx.tool("tool.reload", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("reloaded", result))
+    return ctx.emit(result, navigation_line("reloaded", result, ctx.nonce(result)))
 
 
 def cmd_eval(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.evaluate", {"expression": args.expression})
-    if result.get("ok"):
-        return ctx.emit(result, json.dumps(result.get("value"), ensure_ascii=False))
-    exception = result.get("exception") or {}
-    where = ""
-    if exception.get("line"):
-        where = f" (line {exception['line']}, column {exception.get('column', '?')})"
-    return ctx.emit(result, f"exception: {exception.get('text', 'unknown error')}{where}")
+    return ctx.emit(result, eval_text(result, ctx.nonce(result)))
 
 
 def _default_screenshot_path(ctx: Context, extension: str) -> str:
@@ -181,7 +170,7 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         if result.get("cut")
         else ""
     )
-    legend = "".join(f"\n{b['ref']} {b['label']}" for b in result.get("legend") or [])
-    if args.annotate and not legend:
-        legend = "\n(no refs on screen)"
+    # The labels are the page's words: fenced like every page text.
+    labels = "\n".join(f"{b['ref']} {b['label']}" for b in result.get("legend") or [])
+    legend = f"\n{fence(labels, ctx.nonce(result))}" if labels else "\n(no refs on screen)" if args.annotate else ""
     return ctx.emit(result, out + note + legend)

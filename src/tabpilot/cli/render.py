@@ -1,16 +1,22 @@
-"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint."""
+"""What the CLI prints: one short line of outcome, ``--json`` results, and errors with a hint.
 
-from __future__ import annotations
+Shared by the full CLI and the hot path (``tabpilot.cli.fast``): built-in modules only.
+"""
 
-import json
 import sys
 
-from tabpilot.protocol import RpcError
+from tabpilot.cli import fastjson
 
-# typing is for checkers only (see tabpilot/protocol.py).
+# typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
+# evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from tabpilot.protocol import RpcError
+else:
+    Any = object
 
 # The next step for an agent, by reason first, then by code, when the error carries no hint.
 REASON_HINTS = {
@@ -54,7 +60,7 @@ CODE_HINTS = {
 }
 
 
-def hint_for(err: RpcError) -> str | None:
+def hint_for(err: "RpcError") -> str | None:
     hint = err.data.get("hint")
     if isinstance(hint, str) and hint:
         return hint
@@ -63,7 +69,7 @@ def hint_for(err: RpcError) -> str | None:
     return CODE_HINTS.get(err.code)
 
 
-def print_error(err: RpcError, as_json: bool) -> int:
+def print_error(err: "RpcError", as_json: bool) -> int:
     """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
     hint = hint_for(err)
     if as_json:
@@ -77,7 +83,7 @@ def print_error(err: RpcError, as_json: bool) -> int:
                 **{k: v for k, v in err.data.items() if k not in ("reason", "hint")},
             }
         }
-        print(json.dumps(payload, ensure_ascii=False))
+        print(fastjson.dumps(payload, ensure_ascii=False))
         return err.exit_code
     lines = [f"error: {err.message}"]
     browsers = err.data.get("browsers")
@@ -89,8 +95,39 @@ def print_error(err: RpcError, as_json: bool) -> int:
     return err.exit_code
 
 
+def guarded(step: "Callable[[], Any]", as_json: bool) -> int:
+    """Run one command's work and return its exit code: an RpcError is reported, ^C and a closed
+    pipe end it quietly."""
+    try:
+        return int(step())
+    except KeyboardInterrupt:
+        print("interrupted: the daemon cancels the command", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        import os
+
+        # The reader of our output went away (e.g. `| head`); nothing left to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        from tabpilot.protocol import RpcError
+
+        if isinstance(exc, RpcError):
+            return print_error(exc, as_json)
+        raise
+
+
 def print_json(result: Any) -> None:
-    print(json.dumps(result, ensure_ascii=False))
+    print(fastjson.dumps(result, ensure_ascii=False))
+
+
+def emit(result: Any, text: str, as_json: bool) -> int:
+    """Print a result: ``--json`` gets the object, people and agents the text (nothing when empty)."""
+    if as_json:
+        print_json(result)
+    elif text:
+        print(text)
+    return 0
 
 
 def status_suffix(status: Any) -> str:
@@ -101,14 +138,60 @@ def quoted(text: Any, limit: int = 80) -> str:
     value = str(text or "")
     if len(value) > limit:
         value = value[: limit - 1] + "…"
-    return json.dumps(value, ensure_ascii=False)
+    return fastjson.dumps(value, ensure_ascii=False)
 
 
-def navigation_line(verb: str, result: dict[str, Any]) -> str:
-    """``navigated to URL (200) "Title"`` — what one navigation did."""
+# TABPILOT_BOUNDARIES values that turn the fences off (as --no-boundaries does).
+BOUNDARIES_OFF = ("off", "0", "no", "false")
+
+
+def boundaries_off(value: str | None) -> bool:
+    """Whether a TABPILOT_BOUNDARIES value turns the fences off."""
+    return value is not None and value.strip().lower() in BOUNDARIES_OFF
+
+
+def page_nonce(result: Any, boundaries: bool) -> str | None:
+    """The session's boundary nonce the daemon sent with ``result``; None when fencing is off."""
+    if not boundaries or not isinstance(result, dict):
+        return None
+    value = result.get("page_nonce")
+    return value if isinstance(value, str) and value else None
+
+
+def fence(text: str, nonce: str | None) -> str:
+    """Page text as a block between the session's boundary lines (as it is without a nonce).
+
+    The page cannot end the block early: it never learns the nonce.
+    """
+    if not nonce:
+        return text
+    return f"<<<page nonce={nonce}\n{text}\n>>>page nonce={nonce}"
+
+
+def page_inline(text: str, nonce: str | None) -> str:
+    """A page string inside a one-line outcome: ``<<<page nonce=N "Title">>>``.
+
+    ``text`` holds no line break (JSON-quoted or a label); runs of ``<<<``/``>>>`` in it are broken
+    up, so the page cannot close the marker itself.
+    """
+    if not nonce:
+        return text
+    for run, broken in (("<<<", "<< <"), (">>>", ">> >")):
+        while run in text:
+            text = text.replace(run, broken)
+    return f"<<<page nonce={nonce} {text}>>>"
+
+
+def page_quoted(text: Any, nonce: str | None, limit: int = 80) -> str:
+    """A page string JSON-quoted (cut at ``limit``) and marked as the page's."""
+    return page_inline(quoted(text, limit), nonce)
+
+
+def navigation_line(verb: str, result: dict[str, Any], nonce: str | None = None) -> str:
+    """``navigated to URL (200) "Title"`` — what one navigation did (the title is the page's)."""
     url = result.get("url", "")
     if result.get("same_document"):
         return f"{verb} {url} (same document)"
     title = result.get("title")
-    title_part = f" {quoted(title)}" if title else ""
+    title_part = f" {page_quoted(title, nonce)}" if title else ""
     return f"{verb} {url}{status_suffix(result.get('status'))}{title_part}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tabpilot.cli.context import Context, parse_duration, tab_id
-from tabpilot.cli.render import quoted
+from tabpilot.cli.render import fence, page_quoted, quoted
 from tabpilot.cli.values import Name
 from tabpilot.protocol import RpcError
 
@@ -143,7 +143,8 @@ def cmd_tab_list(args: argparse.Namespace, ctx: Context) -> int:
         + SCOPE_MARKS.get(t.get("scope", ""), "")
         for t in result["tabs"]
     ]
-    return ctx.emit(result, "\n".join(lines) if lines else "no tabs")
+    # Titles are the pages': the listing is one fenced block.
+    return ctx.emit(result, fence("\n".join(lines), ctx.nonce(result)) if lines else "no tabs")
 
 
 def cmd_tab_new(args: argparse.Namespace, ctx: Context) -> int:
@@ -165,7 +166,9 @@ def cmd_tab_close(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_tab_select(args: argparse.Namespace, ctx: Context) -> int:
     result = ctx.tool("tool.tab_select", {"tab_id": args.tab_id}, TAB_TIMEOUT_S)
     return ctx.emit(
-        result, f"selected tab {result['tab_id']} {quoted(result.get('title'))} {result.get('url', '')}"
+        result,
+        f"selected tab {result['tab_id']} {page_quoted(result.get('title'), ctx.nonce(result))} "
+        f"{result.get('url', '')}",
     )
 
 
@@ -177,7 +180,7 @@ def cmd_tab_borrow(args: argparse.Namespace, ctx: Context) -> int:
     tab_id = result["tab_id"]
     return ctx.emit(
         result,
-        f"borrowed tab {tab_id} {quoted(result.get('title'))} {result.get('url', '')} "
+        f"borrowed tab {tab_id} {page_quoted(result.get('title'), ctx.nonce(result))} {result.get('url', '')} "
         f"(now current; give it back with `tabpilot tab return {tab_id}`)",
     )
 

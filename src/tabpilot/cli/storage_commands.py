@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tabpilot.cli.render import fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
 
@@ -108,7 +109,9 @@ def cmd_cookies(args: argparse.Namespace, ctx: Context) -> int:
     lines = [cookie_line(c) for c in result.get("cookies", [])]
     if args.action == "set":
         return ctx.emit(result, "set " + (lines[0] if lines else f"{args.name} (the browser did not keep it)"))
-    return ctx.emit(result, "\n".join(lines) if lines else f"no cookies for {result.get('url')}")
+    # Names and values are the site's words: fenced like every page text.
+    text = fence("\n".join(lines), ctx.nonce(result)) if lines else f"no cookies for {result.get('url')}"
+    return ctx.emit(result, text)
 
 
 def cmd_storage(args: argparse.Namespace, ctx: Context) -> int:
@@ -123,14 +126,14 @@ def cmd_storage(args: argparse.Namespace, ctx: Context) -> int:
     name = f"{args.area}Storage of {result.get('origin')}"
     if args.action == "get":
         value = result.get("value")
-        return ctx.emit(result, value if value is not None else f"({args.key} is not in {name})")
+        return ctx.emit(result, fence(value, ctx.nonce(result)) if value is not None else f"({args.key} is not in {name})")
     if args.action == "set":
         return ctx.emit(result, f"set {args.key} in {name}")
     if args.action == "clear":
         return ctx.emit(result, f"cleared {args.key if args.key else 'everything'} in {name}")
     items = result.get("items", [])
     lines = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in items]
-    return ctx.emit(result, "\n".join(lines) if lines else f"({name} is empty)")
+    return ctx.emit(result, fence("\n".join(lines), ctx.nonce(result)) if lines else f"({name} is empty)")
 
 
 def cmd_state(args: argparse.Namespace, ctx: Context) -> int:

@@ -15,6 +15,7 @@ import time
 from tabpilot import paths
 from tabpilot.daemon.config import DaemonConfig
 from tabpilot.daemon.server import run
+from tabpilot.protocol import RpcError
 
 EXIT_ALREADY_RUNNING = 0
 EXIT_CANNOT_START = 3
@@ -50,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabpilot.daemon", description=__doc__)
     parser.add_argument("--foreground", action="store_true", help="also log to stderr")
     args = parser.parse_args(argv)
-    home = paths.ensure_home()
+    try:
+        home = paths.ensure_home()
+    except RpcError as err:
+        print(f"error: {err.message}\nhint: {err.data.get('hint')}", file=sys.stderr)
+        return EXIT_CANNOT_START
     try:
         port = paths.port()
     except ValueError as exc:

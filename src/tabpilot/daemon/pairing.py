@@ -23,6 +23,8 @@ class PairingCode:
     display: str
     expires_at: float
     used_by: str | None = None
+    # Made by `browser launch` for the browser it starts: exempt from the throttle on wrong codes.
+    launch: bool = False
 
     @property
     def normalized(self) -> str:
@@ -31,7 +33,12 @@ class PairingCode:
 
 @dataclass
 class PairingCodes:
-    """Live codes from ``tabpilot pair``; wrong guesses beyond the limit lock pairing for a while."""
+    """Live codes from ``tabpilot pair``; wrong guesses beyond the limit lock pairing for a while.
+
+    A lockout lasts ``lockout_s`` and is followed by as long a time in which wrong codes cannot lock
+    again, so a flood of them holds a person's pairing (the popup retries every few seconds) back
+    for at most ``lockout_s``. Launch codes are never throttled: they are too long to guess.
+    """
 
     clock: Callable[[], float] = time.monotonic
     max_failures: int = MAX_FAILURES
@@ -40,9 +47,11 @@ class PairingCodes:
     _codes: dict[str, PairingCode] = field(default_factory=dict)
     _failures: deque[float] = field(default_factory=deque)
     _locked_until: float = 0.0
+    _open_until: float = 0.0
 
-    def create(self, ttl_s: float = CODE_TTL_S, code: str | None = None) -> PairingCode:
-        entry = PairingCode(display=code or auth.new_pairing_code(), expires_at=self.clock() + ttl_s)
+    def create(self, ttl_s: float = CODE_TTL_S, code: str | None = None, launch: bool = False) -> PairingCode:
+        display = code or (auth.new_launch_code() if launch else auth.new_pairing_code())
+        entry = PairingCode(display=display, expires_at=self.clock() + ttl_s, launch=launch)
         self._codes[entry.normalized] = entry
         return entry
 
@@ -58,6 +67,10 @@ class PairingCodes:
 
     def match(self, instance_id: str, nonce: str, code_proof: object) -> PairingCode:
         """The live code the extension proved it holds; raises ``auth_failed`` otherwise."""
+        self._drop_expired()
+        found = self._proven(instance_id, nonce, code_proof, launch=True)
+        if found is not None:
+            return found
         wait = self.retry_after()
         if wait > 0:
             raise RpcError(
@@ -66,14 +79,19 @@ class PairingCodes:
                 "pairing_throttled",
                 retry_after_s=round(wait, 1),
             )
-        self._drop_expired()
+        found = self._proven(instance_id, nonce, code_proof, launch=False)
+        if found is not None:
+            return found
+        self._record_failure()
+        raise RpcError("auth_failed", "wrong or expired pairing code", "wrong_pairing_code")
+
+    def _proven(self, instance_id: str, nonce: str, code_proof: object, launch: bool) -> PairingCode | None:
         for entry in self._codes.values():
-            if not self.is_live(entry):
+            if entry.launch != launch or not self.is_live(entry):
                 continue
             if auth.proofs_equal(auth.pairing_code_proof(entry.display, instance_id, nonce), code_proof):
                 return entry
-        self._record_failure()
-        raise RpcError("auth_failed", "wrong or expired pairing code", "wrong_pairing_code")
+        return None
 
     def consume(self, entry: PairingCode, instance_id: str) -> None:
         entry.used_by = instance_id
@@ -83,8 +101,9 @@ class PairingCodes:
         self._failures.append(now)
         while self._failures and now - self._failures[0] > self.failure_window_s:
             self._failures.popleft()
-        if len(self._failures) >= self.max_failures:
+        if len(self._failures) >= self.max_failures and now >= self._open_until:
             self._locked_until = now + self.lockout_s
+            self._open_until = self._locked_until + self.lockout_s
             self._failures.clear()
 
     def _drop_expired(self) -> None:

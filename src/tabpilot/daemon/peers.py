@@ -91,7 +91,11 @@ class PeerAuthenticator:
             ),
         )
 
-    def _fail(self, frame_id: str, err: RpcError) -> Step:
+    def refuse(self, frame_id: str | None, err: RpcError) -> Step:
+        """Answer a frame the server could not even decode, and close."""
+        return self._fail(frame_id, err)
+
+    def _fail(self, frame_id: str | None, err: RpcError) -> Step:
         self.state = "closed"
         return Step(protocol.error_response(frame_id, err), close=True)
 

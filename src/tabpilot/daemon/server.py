@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from tabpilot import __version__, paths, protocol
+from tabpilot.daemon import frames
 from tabpilot.daemon.browsers import Browser
 from tabpilot.daemon.config import DaemonConfig
 from tabpilot.daemon.rpc import PeerChannel
@@ -26,6 +27,8 @@ from tabpilot.protocol import RpcError
 log = logging.getLogger("tabpilot.daemon")
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
+# Until a peer has proved it is paired, a handshake is all it may send: a few hundred bytes.
+PRE_AUTH_FRAME_BYTES = 64 * 1024
 UNIX_PATH_MAX = 107
 
 
@@ -39,13 +42,6 @@ def allowed_origins() -> list[str]:
         if o.strip().startswith(("chrome-extension://", "moz-extension://"))
     ]
     return origins
-
-
-def _decode(raw: str | bytes) -> Any:
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 class DaemonServer:
@@ -73,9 +69,18 @@ class DaemonServer:
         try:
             async with asyncio.timeout(self.config.handshake_timeout_s):
                 while not authenticator.authenticated:
-                    step = authenticator.on_frame(_decode(await ws.recv()))
+                    try:
+                        frame = frames.decode(await ws.recv())
+                    except frames.TooDeep as deep:
+                        err = RpcError("protocol_error", str(deep), "bad_frame")
+                        step = authenticator.refuse(deep.frame_id, err)
+                    else:
+                        step = authenticator.on_frame(frame)
                     if step is None:
                         continue
+                    if step.authenticated is not None:
+                        # Set before the reply goes out: the peer's next frame is read with it.
+                        ws.protocol.max_message_size = MAX_FRAME_BYTES
                     await ws.send(json.dumps(step.reply))
                     if step.close:
                         log.info("peer refused: %s", step.reply.get("error", {}).get("message"))
@@ -98,7 +103,15 @@ class DaemonServer:
         try:
             async for raw in ws:
                 browser.last_seen = time.monotonic()
-                self._on_peer_frame(browser, ws, _decode(raw))
+                try:
+                    frame = frames.decode(raw, frames.PEER_MAX_DEPTH)
+                except frames.TooDeep as deep:
+                    log.warning("browser %s sent a %s", browser.instance_id, deep)
+                    if deep.frame_id is not None:
+                        err = RpcError("protocol_error", f"the browser's answer was a {deep}", "bad_frame")
+                        browser.channel.on_response(protocol.error_response(deep.frame_id, err))
+                    continue
+                self._on_peer_frame(browser, ws, frame)
         except ConnectionClosed as exc:
             why = f"connection lost ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
         finally:
@@ -120,7 +133,13 @@ class DaemonServer:
         """Run a fire-and-forget coroutine, keeping a reference until it is done."""
         task = asyncio.ensure_future(coro)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._settled)
+
+    def _settled(self, task: asyncio.Future[Any]) -> None:
+        self._background.discard(task)
+        # A reply to a peer that has gone meanwhile is nothing to report.
+        if not task.cancelled() and not isinstance(task.exception(), ConnectionClosed | None):
+            log.warning("background send failed: %r", task.exception())
 
     # ----- client side ----------------------------------------------------------------------
 
@@ -136,10 +155,17 @@ class DaemonServer:
                 return
             if not line:
                 return
+            try:
+                frame = frames.decode(line)
+            except frames.TooDeep as deep:
+                err = RpcError("protocol_error", str(deep), "bad_frame")
+                writer.write((json.dumps(protocol.error_response(deep.frame_id, err)) + "\n").encode())
+                await writer.drain()
+                return
             abandon = asyncio.Event()
             watcher = asyncio.ensure_future(self._watch_client(reader, abandon))
             try:
-                reply = await self.daemon.handle_client(_decode(line), abandon)
+                reply = await self.daemon.handle_client(frame, abandon)
             finally:
                 watcher.cancel()
             if not abandon.is_set():
@@ -172,7 +198,7 @@ class DaemonServer:
             origins=allowed_origins(),  # type: ignore[arg-type]
             process_request=self._check_host,
             compression=None,
-            max_size=MAX_FRAME_BYTES,
+            max_size=PRE_AUTH_FRAME_BYTES,
             ping_interval=None,
         )
         with contextlib.suppress(FileNotFoundError):

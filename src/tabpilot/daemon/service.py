@@ -17,6 +17,7 @@ from tabpilot import __version__, paths, protocol
 from tabpilot.daemon import uploads
 from tabpilot.daemon.browsers import Browser, BrowserRegistry
 from tabpilot.daemon.config import DaemonConfig
+from tabpilot.daemon.methods import PUBLIC_TOOLS
 from tabpilot.daemon.pairing import PairingCode, PairingCodes, SecretStore
 from tabpilot.daemon.peers import PeerAuthenticator
 from tabpilot.daemon.rpc import client_gone
@@ -34,7 +35,9 @@ log = logging.getLogger("tabpilot.daemon")
 SESSION_START_TIMEOUT_S = 15.0
 # Methods that take --browser only to be told it names no connected browser (session.start and the
 # tools pick their browser by it, and say so themselves).
-BROWSER_CHECKED = frozenset({"session.list", "session.stop", "session.resume", "browser.list", "daemon.status"})
+BROWSER_CHECKED = frozenset(
+    {"session.list", "session.stop", "session.resume", "browser.list", "daemon.status"}
+)
 # After a restart, how long a command for an unknown session waits for a reconnecting browser to
 # bring it back (they reconnect within a second or so); later, unknown is unknown at once.
 ADOPTION_WAIT_S = 2.0
@@ -218,9 +221,10 @@ class Daemon:
                 self.browsers.select(query)
             if handler is not None:
                 result = await handler(frame, abandon)
-            elif method.startswith("tool."):
+            elif method in PUBLIC_TOOLS:
                 result = await self._call_tool(frame, abandon)
             else:
+                # Internal tools (tool.session_stop…) included: only the daemon may send those.
                 raise RpcError("unknown_method", f"the daemon does not know {method!r}")
             return protocol.response(frame_id, result)
         except RpcError as err:
@@ -264,8 +268,12 @@ class Daemon:
         ttl = params.get("ttl_s", 300)
         if not isinstance(ttl, int | float) or not 10 <= ttl <= 3600:
             raise RpcError("invalid_params", "ttl_s must be between 10 and 3600 seconds")
-        entry = self.codes.create(float(ttl))
-        return {"code": entry.display, "expires_in_s": ttl, "port": self.port}
+        entry = self.codes.create(float(ttl), launch=params.get("launch") is True)
+        result: dict[str, Any] = {"code": entry.display, "expires_in_s": ttl, "port": self.port}
+        throttled = self.codes.retry_after()
+        if throttled > 0 and not entry.launch:
+            result["throttled_for_s"] = round(throttled, 1)
+        return result
 
     async def _pair_wait(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
         params = self._params(frame)
@@ -281,9 +289,15 @@ class Daemon:
         timeout_s = min(self._timeout_s(params, 300.0), max(0.0, entry.expires_at - self.codes.clock()))
         used_by = await self._wait_until(lambda: entry.used_by, timeout_s, abandon)
         if not used_by:
+            throttled = self.codes.retry_after()
+            note = (
+                f" (pairing is throttled after wrong codes: the next try is accepted in {throttled:.0f} s)"
+                if throttled > 0
+                else ""
+            )
             raise RpcError(
                 "timeout",
-                "the pairing code expired before a browser used it",
+                f"the pairing code expired before a browser used it{note}",
                 "pairing_expired",
                 hint="run `tabpilot pair` again and type the code into the extension's popup",
             )
@@ -538,6 +552,8 @@ class Daemon:
                 stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
             )
             session.touch()
+            if isinstance(result, dict):
+                result["page_nonce"] = session.page_nonce
             return result
         finally:
             session.queue.release()

@@ -15,6 +15,13 @@ from tabpilot.protocol import RpcError
 DEFAULT_SESSION = "default"
 SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+# Decimal digits: the tokenizer packs three to a token, so both boundary lines cost 18 tokens.
+NONCE_DIGITS = 12
+
+
+def new_page_nonce() -> str:
+    """The random mark of this session's page-text boundaries (about 40 bits)."""
+    return f"{secrets.randbelow(10**NONCE_DIGITS):0{NONCE_DIGITS}d}"
 
 
 def check_session_name(name: str) -> str:
@@ -49,6 +56,8 @@ class Session:
     # Set when the person presses Stop: running and queued calls end, new ones are refused until
     # the agent (or the person) resumes the session.
     interrupted: asyncio.Event = field(default_factory=asyncio.Event)
+    # Sent with every tool result: the CLI fences page text between lines carrying it.
+    page_nonce: str = field(default_factory=new_page_nonce)
 
     @property
     def paused(self) -> bool:

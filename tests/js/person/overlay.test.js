@@ -174,6 +174,20 @@ test("the shield opens while the element is first looked at, and closes again wh
   assert.deepEqual(log, ["shield true", "pass true", "pass false", "pass true", "input"]);
 });
 
+test("a gesture right after the first look (click, hover): the shield comes up open for it, one message before the input", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on}${m.pass ? " pass" : ""}`), { ok: true }) } });
+  const shield = overlay.shield(1, { activity: "click @e3", pass: true });
+  shield.expect();
+  const send = shield.gate(() => (log.push("input"), Promise.resolve({})));
+  await send("Input.dispatchMouseEvent", { type: "mousePressed", x: 1, y: 2 });
+  assert.deepEqual(log, ["shield true pass", "input"]);
+  // not ready after all: closed until the gesture really comes
+  shield.unexpect();
+  await tick();
+  assert.equal(log.at(-1), "pass undefined");
+});
+
 test("without a content script the gate adds nothing to the gesture", async () => {
   const { overlay, sent } = setup();
   const calls = [];

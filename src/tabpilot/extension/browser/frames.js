@@ -234,6 +234,27 @@ export function createFrames({ cdp }) {
   }
 
   /**
+   * Calls a function in the frame's agent world (no `this`) with JSON arguments; its value (promises
+   * awaited). The same source every time lets the page reuse its compiled code.
+   * @param {FrameHandle} frame
+   * @param {string} functionSource
+   * @param {unknown[]} [args]
+   */
+  function call(frame, functionSource, args = []) {
+    return inWorld(frame, async (contextId) => {
+      const reply = await send(frame, "Runtime.callFunctionOn", {
+        functionDeclaration: functionSource,
+        executionContextId: contextId,
+        arguments: args.map((value) => ({ value })),
+        returnByValue: true,
+        awaitPromise: true,
+      });
+      if (reply.exceptionDetails) throw pageScriptError(reply.exceptionDetails);
+      return reply.result?.value;
+    });
+  }
+
+  /**
    * Calls a function with `this` = the object (an element of the frame). Arguments are JSON values, or
    * objectArg(id) for another object of the same world. By value: the value; otherwise the RemoteObject.
    * @param {FrameHandle} frame
@@ -290,7 +311,7 @@ export function createFrames({ cdp }) {
     return { x, y };
   }
 
-  return { main, list, send, agentWorld, evaluate, callOn, offset };
+  return { main, list, send, agentWorld, evaluate, call, callOn, offset };
 }
 
 /** @param {FrameHandle} frame */

@@ -178,7 +178,7 @@
         if (state.session) state.session.activity = String(m.text ?? "");
         break;
       case "shield":
-        Object.assign(state, { shield: m.on === true, shieldBoxes: false, passing: false, hole: m.hole ?? state.hole });
+        Object.assign(state, { shield: m.on === true, shieldBoxes: false, passing: m.on === true && m.pass === true, hole: m.hole ?? state.hole });
         if (state.session && typeof m.activity === "string") state.session.activity = m.activity;
         clearTimeout(boxesTimer);
         if (state.shield) {

@@ -34,9 +34,10 @@ async function emulateFocus(ctx, tabId) {
 /**
  * @param {Record<string, any>} params
  * @param {Record<string, any>} ctx
- * @param {{defaultTimeoutMs?: number}} [options]
+ * @param {{defaultTimeoutMs?: number, gesture?: boolean}} [options] gesture: the pointer acts right
+ *   after the first look at the element (the shield comes up open for it)
  */
-export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEOUT_MS } = {}) {
+export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEOUT_MS, gesture = false } = {}) {
   const timeoutMs = timeoutOf(params, defaultTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   if (params.after !== undefined && !AFTER.includes(params.after)) throw new RpcError("invalid_params", `after must be one of ${AFTER.join(", ")}`);
@@ -45,7 +46,7 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
   /** @type {import("./input.js").Send} */
   let send = (method, params) => ctx.cdp.send(tab.id, method, params);
   if (ctx.overlay) {
-    const shield = ctx.overlay.shield(tab.id, { activity: activityOf(ctx.method, params) });
+    const shield = ctx.overlay.shield(tab.id, { activity: activityOf(ctx.method, params), pass: gesture });
     ctx.atEnd(() => shield.release());
     // actionable() opens it for the gesture alongside its first look at the element.
     ctx.shield = shield;

@@ -28,13 +28,15 @@
 // least SETTLED_COVER_MS apart while nothing animates — a cookie banner waits for a person, not for
 // time. A cover that animates or changes (a spinner, a fading toast) is waited out as before.
 import { RpcError } from "../link/protocol.js";
-import { resolveTarget } from "./targets.js";
+import { AGENT } from "../browser/frames.js";
+import { refNumber } from "./refs.js";
+import { DESCRIBE, describedTarget, locateTarget, parseTarget, staleRef } from "./targets.js";
 
 /** Pauses between attempts, then the last one again and again. */
 const PAUSES_MS = [0, 20, 50, 100, 100, 250];
 /** How long a cover must stay the same, with nothing animating, to be reported before the timeout. */
 export const SETTLED_COVER_MS = 500;
-/** Failures of resolveTarget that a later attempt may not see. */
+/** Failures of locating a target that a later attempt may not see. */
 const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
 
 /**
@@ -42,9 +44,11 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
  * @typedef {{x: number, y: number}} Point
  * @typedef {ResolvedTarget & {point: Point}} ActionableTarget  point: in the tab's viewport
  * @typedef {{pointer?: boolean, visible?: boolean, enabled?: boolean, editable?: boolean, scroll?: boolean, label?: boolean,
- *            position?: Point | null, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
+ *            position?: Point | null, handle?: boolean, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
  *   visible false: the element only has to be attached (and enabled); it gets no action point
  *   label: a <label> target stands for its control (fill, select, focus a field by its label)
+ *   handle false: the caller only needs the point (click, hover): a ref of the top document is then
+ *   found, described and prepared in one round trip, and the result holds no object id (objectId null)
  */
 
 // ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
@@ -248,6 +252,24 @@ function controlRoleInPage() {
 
 export const PREPARE = prepareInPage.toString();
 const CONTROL_ROLE = controlRoleInPage.toString();
+/** A ref's element found, described and prepared by its frame's agent (see quickLook). */
+const QUICK_LOOK = `async function (n, opts) {
+  const el = ${AGENT}.resolve(n);
+  if (!el) return { gone: true };
+  const info = (${DESCRIBE}).call(el);
+  if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return null;
+  return { info, prepared: await (${PREPARE}).call(el, opts) };
+}`;
+/**
+ * DESCRIBE and PREPARE in one round trip (`this`: the element just located). PREPARE is left for later
+ * when the element must first be handed to another world (a same-origin child document) or stands for
+ * another (a label, with `label`).
+ */
+const DESCRIBE_AND_PREPARE = `async function (opts) {
+  const info = (${DESCRIBE}).call(this);
+  if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return { info, prepared: null };
+  return { info, prepared: await (${PREPARE}).call(this, opts) };
+}`;
 
 // ── In the service worker ───────────────────────────────────────────────────────────────────────────
 
@@ -338,6 +360,7 @@ function pause(ms, signal) {
 
 /** Let go of an element handle we no longer need (fire and forget). @param {Record<string, any>} ctx @param {ResolvedTarget} t */
 export function release(ctx, t) {
+  if (!t.objectId) return;
   void ctx.frames.send(t.frame, "Runtime.releaseObject", { objectId: t.objectId }).catch(() => {});
 }
 
@@ -356,6 +379,26 @@ async function followLabel(ctx, target) {
 }
 
 /**
+ * The first look at a ref of the top document in one round trip: found, described and prepared by the
+ * frame's agent, by value. null when the ref is not the top document's, or its element must be handed
+ * to another world or stands for another (the full look does those); a ref whose element is gone fails.
+ * @param {Record<string, any>} ctx @param {number} tabId @param {string} raw @param {Record<string, unknown>} opts
+ * @returns {Promise<{target: ResolvedTarget, prepared: any} | null>}
+ */
+async function quickLook(ctx, tabId, raw, opts) {
+  const parsed = parseTarget(raw);
+  const n = parsed.kind === "ref" ? refNumber(parsed.ref) : null;
+  if (n === null) return null;
+  const main = await ctx.frames.main(tabId);
+  if (ctx.refs.owner(tabId, n) !== main.frameId) return null;
+  const seen = await ctx.frames.call(main, QUICK_LOOK, [n, opts]);
+  if (seen === null) return null;
+  // The frame that gave the ref out no longer holds its element.
+  if (seen.gone) throw staleRef(`e${n}`);
+  return { target: { frame: main, objectId: /** @type {any} */ (null), ref: `e${n}`, label: seen.info.label }, prepared: seen.prepared };
+}
+
+/**
  * Wait until `raw` names an element an action can be done to, and return it with its action point.
  * @param {Record<string, any>} ctx handler context (frames, refs, cdp, signal)
  * @param {number} tabId
@@ -364,7 +407,7 @@ async function followLabel(ctx, target) {
  * @returns {Promise<ActionableTarget>}
  */
 export async function actionable(ctx, tabId, raw, options) {
-  const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, signal } = options;
+  const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, handle = true, signal } = options;
   const started = Date.now();
   const deadline = options.deadline ?? started + options.timeoutMs;
   /** @type {{state: string, target: ResolvedTarget | null, detail?: any}} */
@@ -378,23 +421,33 @@ export async function actionable(ctx, tabId, raw, options) {
       await pause(Math.min(PAUSES_MS[Math.min(attempt, PAUSES_MS.length - 1)], left), signal);
     }
     if (signal?.aborted) throw signal.reason;
+    const opts = { visible, enabled, editable, scroll, pointer, position };
     /** @type {ResolvedTarget} */
     let target;
+    /** @type {any} */
+    let prepared;
     try {
-      target = await resolveTarget(ctx, tabId, raw);
-      if (label) target = await followLabel(ctx, target);
+      const quick = attempt === 0 && !handle ? (ctx.shield?.expect(), await quickLook(ctx, tabId, raw, { ...opts, label })) : null;
+      if (quick) {
+        ({ target, prepared } = quick);
+      } else {
+        const found = await locateTarget(ctx, tabId, raw);
+        // The first look usually finds the element ready: the shield opens for the gesture meanwhile.
+        if (attempt === 0) ctx.shield?.expect();
+        const first = await ctx.frames.callOn(found.frame, found.objectId, DESCRIBE_AND_PREPARE, [{ ...opts, label }], { awaitPromise: true });
+        target = await describedTarget(ctx, found, first.info);
+        prepared = first.prepared;
+        if (!prepared && label) target = await followLabel(ctx, target);
+      }
     } catch (err) {
       if (err instanceof RpcError && err.reason && RETRY_REASONS.has(err.reason)) {
+        ctx.shield?.unexpect();
         last = { state: "not_found", target: null };
         continue;
       }
       throw err;
     }
-    // The first look usually finds the element ready: the shield opens for the gesture meanwhile.
-    if (attempt === 0) ctx.shield?.expect();
-    const prepared = await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [{ visible, enabled, editable, scroll, pointer, position }], {
-      awaitPromise: true,
-    });
+    prepared ??= await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [opts], { awaitPromise: true });
     if (prepared.state !== "ok") {
       ctx.shield?.unexpect();
       release(ctx, target);

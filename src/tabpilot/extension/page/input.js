@@ -63,6 +63,19 @@ export function move(send, { x, y }, { held = null } = {}) {
   return send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: held ?? "none", buttons: held ? BUTTON_BITS[held] : 0 });
 }
 
+/**
+ * Move the pointer onto a point and stay (hover). A move alone is delivered with the page's next
+ * animation frame (up to a frame, ~17 ms at 60 Hz); the release of no button that follows makes Chrome
+ * deliver it at once, and fires nothing in the page (no mouseup, pointerup or click).
+ * @param {Send} send @param {Point} point
+ */
+export function hover(send, { x, y }) {
+  return pipeline(send, [
+    ["Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: "none", buttons: 0 }],
+    ["Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "none", buttons: 0 }],
+  ]);
+}
+
 /** @param {Send} send @param {Point} point */
 export function press(send, { x, y }) {
   return send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: 1 });

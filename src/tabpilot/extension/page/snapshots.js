@@ -5,7 +5,7 @@
 // of each tab is kept, so an action can print only what changed since (`--diff`).
 import { RpcError } from "../link/protocol.js";
 import { withDeadline } from "../link/deadline.js";
-import { AGENT } from "../browser/frames.js";
+import { AGENT, objectArg } from "../browser/frames.js";
 import { locateRef, resolveTarget } from "./targets.js";
 import { refNumber } from "./refs.js";
 import { spliceFrames, DEFAULT_MAX_TOKENS } from "../snapshot/index.js";
@@ -17,6 +17,16 @@ const MAX_FRAME_DEPTH = 4;
 /** A cross-origin frame that does not answer in this time (a busy script) stays a placeholder line. */
 const FRAME_TIMEOUT_MS = 2000;
 const NOTICE = "[… cut at";
+/** Listener types that make an element something a person clicks. */
+const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend", "dblclick"]);
+/** At most this many newly listened elements are resolved per snapshot (the rest in later ones). */
+const MAX_NEW_LISTENERS = 400;
+/** Closed shadow roots inside closed shadow roots are followed this deep. */
+const MAX_CLOSED_DEPTH = 4;
+/** CDP objects made while preparing a snapshot, released together. */
+const GROUP = "tabpilot-snapshot";
+/** The world listeners are read from (not the agent's). */
+const LISTENER_WORLD = "tabpilot-listeners";
 
 /**
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
@@ -64,6 +74,22 @@ export function readableText(text) {
         .replace(/ @e\d+\b/g, "")
         .replace(/ {2,}/g, " ")
         .trimEnd();
+    })
+    .join("\n");
+}
+
+/**
+ * Marks the placeholder lines of frames that could not load (`[iframe "Ads" @e7 blocked]`).
+ * @param {string} text @param {string[]} refs frame refs ("eN")
+ */
+export function markBlocked(text, refs) {
+  if (!refs.length) return text;
+  const wanted = new Set(refs.map((r) => `@${r}]`));
+  return text
+    .split("\n")
+    .map((line) => {
+      const m = /^(\s*\[iframe(?: "(?:[^"\\]|\\.)*")? )(@e\d+\])$/.exec(line);
+      return m && wanted.has(m[2]) ? `${m[1]}${m[2].slice(0, -1)} blocked]` : line;
     })
     .join("\n");
 }
@@ -211,6 +237,88 @@ export function createSnapshots({ frames, refs, tabs }) {
   }
 
   /**
+   * Tells the frame's agent which elements have click listeners (only CDP sees the page's own
+   * listeners): one DOMDebugger call for the whole document, and a resolve for each element not told yet.
+   * @param {FrameHandle} frame
+   */
+  async function listen(frame) {
+    // Asked from a world of its own: getEventListeners with a depth makes wrappers for the nodes it
+    // visits, and in the agent's world that has been seen to leave two wrappers for one node.
+    const { executionContextId } = await frames.send(frame, "Page.createIsolatedWorld", { frameId: frame.frameId, worldName: LISTENER_WORLD });
+    const { result: doc } = await frames.send(frame, "Runtime.evaluate", { expression: "document", contextId: executionContextId });
+    if (!doc?.objectId) return;
+    let listeners = [];
+    try {
+      ({ listeners } = await frames.send(frame, "DOMDebugger.getEventListeners", { objectId: doc.objectId, depth: -1, pierce: true }));
+    } finally {
+      void frames.send(frame, "Runtime.releaseObject", { objectId: doc.objectId }).catch(() => {});
+    }
+    const ids = [...new Set(listeners.filter((l) => CLICK_TYPES.has(l.type) && l.backendNodeId).map((l) => l.backendNodeId))];
+    if (!ids.length) return;
+    const fresh = (await frames.evaluate(frame, `${AGENT}.unheard(${JSON.stringify(ids)})`)).slice(0, MAX_NEW_LISTENERS);
+    if (!fresh.length) return;
+    const contextId = await frames.agentWorld(frame);
+    const objects = await Promise.all(
+      fresh.map((/** @type {number} */ backendNodeId) =>
+        frames
+          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId })
+          .then((r) => /** @type {string} */ (r.object.objectId), () => null),
+      ),
+    );
+    try {
+      const agent = await frames.evaluate(frame, AGENT, { returnByValue: false });
+      const args = [fresh, ...objects.map((id) => (id ? objectArg(id) : null))];
+      await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
+    } finally {
+      for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});
+    }
+  }
+
+  /**
+   * Hands the agent the closed shadow roots of the custom elements its last walk met; true when it got
+   * one (then a new walk shows their content).
+   * @param {FrameHandle} frame
+   */
+  async function openClosedRoots(frame) {
+    const list = await frames.evaluate(frame, `${AGENT}.takeHosts()`, { returnByValue: false });
+    if (!list.objectId) return false;
+    let adopted = 0;
+    try {
+      const { result } = await frames.send(frame, "Runtime.getProperties", { objectId: list.objectId, ownProperties: true });
+      const hosts = result.filter((/** @type {any} */ p) => /^\d+$/.test(p.name) && p.value?.objectId).map((/** @type {any} */ p) => p.value.objectId);
+      const contextId = await frames.agentWorld(frame);
+      await Promise.all(
+        hosts.map(async (/** @type {string} */ objectId) => {
+          const { node } = await frames.send(frame, "DOM.describeNode", { objectId, depth: 0 });
+          const root = node.shadowRoots?.find((/** @type {any} */ r) => r.shadowRootType === "closed");
+          if (!root) return;
+          const { object } = await frames.send(frame, "DOM.resolveNode", { backendNodeId: root.backendNodeId, executionContextId: contextId, objectGroup: GROUP });
+          await frames.callOn(frame, objectId, `function (root) { ${AGENT}.adoptRoot.call(this, root); }`, [objectArg(object.objectId)]);
+          adopted++;
+        }),
+      );
+    } finally {
+      void frames.send(frame, "Runtime.releaseObject", { objectId: list.objectId }).catch(() => {});
+      void frames.send(frame, "Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    }
+    return adopted > 0;
+  }
+
+  /**
+   * One frame's snapshot (or find): listeners told first, closed shadow roots opened and walked again.
+   * @param {FrameHandle} frame @param {(refStart: number) => string} call
+   */
+  async function readFrame(frame, call) {
+    await listen(frame).catch(() => {});
+    let result = await agentCall(frame, call);
+    for (let depth = 0; result.hosts > 0 && depth < MAX_CLOSED_DEPTH; depth++) {
+      if (!(await openClosedRoots(frame).catch(() => false))) break;
+      result = await agentCall(frame, call);
+    }
+    return result;
+  }
+
+  /**
    * Gives a found element a ref in its frame's agent, numbered and booked like a snapshot's refs.
    * @param {{frame: FrameHandle, objectId: string}} found
    */
@@ -267,7 +375,7 @@ export function createSnapshots({ frames, refs, tabs }) {
       rootRef = `@e${refNumber(ref)}`;
     }
     const engine = { mode: options.mode ?? "full", viewportOnly: !!options.viewportOnly, urls: !!options.urls };
-    const top = await agentCall(frame, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens, rootRef, refStart })})`);
+    const top = await readFrame(frame, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens, rootRef, refStart })})`);
     /** @type {Promise<import("../browser/frames.js").FrameInfo[]> | null} */
     let listed = null;
     const allFrames = () => (listed ??= frames.list(tabId));
@@ -280,18 +388,25 @@ export function createSnapshots({ frames, refs, tabs }) {
       if (!shown.length || depth >= MAX_FRAME_DEPTH) return result.text;
       /** @type {Record<string, string>} */
       const texts = {};
+      /** @type {string[]} */
+      const blocked = [];
       for (const [ref, child] of await framesBehind(parent, shown, allFrames)) {
+        // The browser showed its error page instead: the frame refused to be framed, or was blocked.
+        if (child.url.startsWith("chrome-error:")) {
+          blocked.push(ref);
+          continue;
+        }
         const left = maxTokens > 0 ? maxTokens - spent : 0;
         if (maxTokens > 0 && left < MIN_FRAME_BUDGET) break;
         const inner = await unlessUnreadable(
-          agentCall(child, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens: left, refStart })})`),
+          readFrame(child, (refStart) => `snapshot(${JSON.stringify({ ...engine, maxTokens: left, refStart })})`),
         );
         if (!inner) continue;
         spent += inner.stats.tokens;
         spliced++;
         texts[ref] = await withFrames(child, inner, depth + 1);
       }
-      return spliceFrames(result.text, texts);
+      return markBlocked(spliceFrames(result.text, texts), blocked);
     }
 
     const text = await withFrames(frame, top, 0);
@@ -323,7 +438,7 @@ export function createSnapshots({ frames, refs, tabs }) {
     const main = await frames.main(tabId);
     const call = (/** @type {number} */ maxMatches) => (/** @type {number} */ refStart) =>
       `find(${JSON.stringify(query)}, ${JSON.stringify({ maxMatches, refStart })})`;
-    const top = await agentCall(main, call(maxMatches));
+    const top = await readFrame(main, call(maxMatches));
     /** @type {Promise<import("../browser/frames.js").FrameInfo[]> | null} */
     let listed = null;
     const allFrames = () => (listed ??= frames.list(tabId));
@@ -335,7 +450,7 @@ export function createSnapshots({ frames, refs, tabs }) {
     async function visit(parent, result, depth) {
       if (depth >= MAX_FRAME_DEPTH || !result.frames.length) return;
       for (const [ref, child] of await framesBehind(parent, result.frames, allFrames)) {
-        const inner = await unlessUnreadable(agentCall(child, call(Math.max(1, maxMatches - Math.min(matches, maxMatches)))));
+        const inner = await unlessUnreadable(readFrame(child, call(Math.max(1, maxMatches - Math.min(matches, maxMatches)))));
         if (!inner) continue;
         if (inner.matches) {
           const name = result.frames.find((/** @type {{ref: string}} */ f) => f.ref === ref)?.name;

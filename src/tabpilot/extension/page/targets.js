@@ -9,7 +9,8 @@ import { refNumber } from "./refs.js";
 /**
  * @typedef {{kind: "ref", ref: string} | {kind: "css", selector: string} | {kind: "text", text: string, exact: boolean}} Target
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
- * @typedef {{frame: FrameHandle, objectId: string, backendNodeId: number, ref: string | null, label: string}} ResolvedTarget
+ * @typedef {{frame: FrameHandle, objectId: string, ref: string | null, label: string}} ResolvedTarget
+ * @typedef {{frame: FrameHandle, objectId: string, ref: string | null, frames: import("../browser/frames.js").FrameInfo[]}} Located
  * @typedef {{
  *   frames: ReturnType<typeof import("../browser/frames.js").createFrames>,
  *   refs: ReturnType<typeof import("./refs.js").createRefs>,
@@ -61,7 +62,7 @@ function notFound(what) {
 }
 
 /** @param {string} ref */
-function staleRef(ref) {
+export function staleRef(ref) {
   return new RpcError("not_found", `@${ref} is gone from the page`, "ref_stale", {
     ref: `@${ref}`,
     hint: "The element was removed or the page changed; take a new snapshot and use its refs.",
@@ -77,21 +78,28 @@ function unknownRef(ref) {
 }
 
 /**
- * Resolves a target to one element: its frame, an object id in that frame's agent world, its backend
- * node id, its ref (if a snapshot gave it one) and a label such as 'button "Save"'.
+ * Resolves a target to one element: its frame, an object id in that frame's agent world, its ref (if a
+ * snapshot gave it one) and a label such as 'button "Save"'.
  * @param {TargetContext} ctx
  * @param {number} tabId
  * @param {unknown} raw
  * @returns {Promise<ResolvedTarget>}
  */
 export async function resolveTarget(ctx, tabId, raw) {
+  const found = await locateTarget(ctx, tabId, raw);
+  return describedTarget(ctx, found, await ctx.frames.callOn(found.frame, found.objectId, DESCRIBE));
+}
+
+/**
+ * The element a target names, before it is described (one round trip for a ref): its frame, an object
+ * id, the ref when the target was one, and the tab's frames when they were listed.
+ * @param {TargetContext} ctx @param {number} tabId @param {unknown} raw
+ * @returns {Promise<Located>}
+ */
+export async function locateTarget(ctx, tabId, raw) {
   const target = parseTarget(raw);
-  if (target.kind === "ref") {
-    const found = await locateRef(ctx, tabId, target.ref);
-    return describeFound(ctx, found.frame, found.objectId, target.ref, []);
-  }
-  const found = await search(ctx, tabId, target);
-  return describeFound(ctx, found.frame, found.objectId, null, found.frames);
+  if (target.kind === "ref") return { ...(await locateRef(ctx, tabId, target.ref)), ref: target.ref, frames: [] };
+  return { ...(await search(ctx, tabId, target)), ref: null };
 }
 
 /**
@@ -166,24 +174,25 @@ async function search(ctx, tabId, target) {
 }
 
 /**
- * The element's backend node id, label and ref; an element of a same-origin child document (a snapshot
- * walks those inline, so its ref lives in the parent's agent) is handed over to its own frame's world.
- * @param {TargetContext} ctx @param {FrameHandle} frame @param {string} objectId @param {string | null} ref
- * @param {import("../browser/frames.js").FrameInfo[]} frames the tab's frames (to find a ref a parent gave out)
+ * A located element with what DESCRIBE said of it (its label, ref, whether it sits in a same-origin
+ * child document): an element of a child document (a snapshot walks those inline, so its ref lives in
+ * the parent's agent) is handed over to its own frame's world.
+ * @param {TargetContext} ctx @param {Located} found @param {{label: string, ref: string | null, nested: boolean}} info
  * @returns {Promise<ResolvedTarget>}
  */
-async function describeFound(ctx, frame, objectId, ref, frames) {
-  const [info, { node }] = await Promise.all([
-    ctx.frames.callOn(frame, objectId, DESCRIBE),
-    ctx.frames.send(frame, "DOM.describeNode", { objectId }),
-  ]);
-  const backendNodeId = /** @type {number} */ (node.backendNodeId);
+export async function describedTarget(ctx, found, info) {
+  const { frame, objectId } = found;
+  // The backend node id is needed only to reach the element from another world: asked for then, once.
+  /** @type {Promise<number> | null} */
+  let node = null;
+  const backendNode = () => (node ??= ctx.frames.send(frame, "DOM.describeNode", { objectId }).then((r) => /** @type {number} */ (r.node.backendNodeId)));
   let owner = frame;
   let id = objectId;
   if (info.nested) {
-    const holder = await ctx.frames.callOn(frame, objectId, "function () { return this.ownerDocument.defaultView.frameElement; }", [], {
-      returnByValue: false,
-    });
+    const [backendNodeId, holder] = await Promise.all([
+      backendNode(),
+      ctx.frames.callOn(frame, objectId, "function () { return this.ownerDocument.defaultView.frameElement; }", [], { returnByValue: false }),
+    ]);
     const { node: iframe } = await ctx.frames.send(frame, "DOM.describeNode", { objectId: holder.objectId });
     owner = { tabId: frame.tabId, sessionId: frame.sessionId, frameId: iframe.frameId };
     const contextId = await ctx.frames.agentWorld(owner);
@@ -191,22 +200,22 @@ async function describeFound(ctx, frame, objectId, ref, frames) {
     id = object.objectId;
     for (const old of [objectId, holder.objectId]) void ctx.frames.send(frame, "Runtime.releaseObject", { objectId: old }).catch(() => {});
   }
-  const known = ref ?? info.ref ?? (await refFromParents(ctx, frame, backendNodeId, frames));
-  return { frame: owner, objectId: id, backendNodeId, ref: known, label: info.label };
+  const known = found.ref ?? info.ref ?? (await refFromParents(ctx, frame, backendNode, found.frames));
+  return { frame: owner, objectId: id, ref: known, label: info.label };
 }
 
 /**
  * The ref a same-process parent frame's snapshot gave the element (it walked this frame's document
  * inline), or null.
- * @param {TargetContext} ctx @param {FrameHandle} frame @param {number} backendNodeId
+ * @param {TargetContext} ctx @param {FrameHandle} frame @param {() => Promise<number>} backendNode
  * @param {import("../browser/frames.js").FrameInfo[]} frames
  */
-async function refFromParents(ctx, frame, backendNodeId, frames) {
+async function refFromParents(ctx, frame, backendNode, frames) {
   const byId = new Map(frames.map((f) => [f.frameId, f]));
   /** @param {import("../browser/frames.js").FrameInfo | undefined} f */
   const parentOf = (f) => (f?.parentFrameId ? byId.get(f.parentFrameId) : undefined);
   for (let parent = parentOf(byId.get(frame.frameId)); parent && parent.sessionId === frame.sessionId; parent = parentOf(parent)) {
-    const contextId = await ctx.frames.agentWorld(parent);
+    const [contextId, backendNodeId] = await Promise.all([ctx.frames.agentWorld(parent), backendNode()]);
     const { object } = await ctx.frames.send(parent, "DOM.resolveNode", { backendNodeId, executionContextId: contextId });
     const found = await ctx.frames.callOn(parent, object.objectId, OWN_REF);
     void ctx.frames.send(parent, "Runtime.releaseObject", { objectId: object.objectId }).catch(() => {});
@@ -419,17 +428,19 @@ function describeInPage() {
     else role = tag;
   }
   const field = /^(textbox|searchbox|password|combobox|listbox|slider|spinbutton|date|datetime|time|month|week|color|file)$/.test(role);
+  // Rendered text: blocks inside are words apart ("Alpha Beta", not "AlphaBeta").
+  const text = (/** @type {any} */ n) => (n ? (typeof n.innerText === "string" ? n.innerText : n.textContent) : "");
   let name = "";
   const ids = el.getAttribute("aria-labelledby");
   if (ids) {
     const root = /** @type {any} */ (el.getRootNode());
-    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id)?.textContent : "") || "").join(" "));
+    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? text(root.getElementById(id)) : "") || "").join(" "));
   }
   if (!name) name = clean(el.getAttribute("aria-label"));
-  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, (/** @type {Element} */ l) => l.textContent).join(" "));
+  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, text).join(" "));
   if (!name && tag === "input" && /^(button|submit|reset)$/.test(any.type)) name = clean(any.value);
   if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
-  if (!name && !field) name = clean(el.textContent);
+  if (!name && !field) name = clean(text(el));
   if (!name && field) name = clean(el.getAttribute("placeholder"));
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
@@ -437,4 +448,4 @@ function describeInPage() {
   return { label: name ? `${role} ${JSON.stringify(name)}` : role, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
 }
 
-const DESCRIBE = describeInPage.toString();
+export const DESCRIBE = describeInPage.toString();

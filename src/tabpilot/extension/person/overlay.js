@@ -222,18 +222,21 @@ export function createOverlay({ tabs, runtime, sessions, log = console }) {
      * reach the page. The agent's own input goes through `gate(send)`: a gesture opens the shield for
      * itself (one round trip to the page), and it closes again once no gesture has come for a moment.
      * @param {number} tabId
-     * @param {{activity?: string}} [options] what the badge says the agent does (in the same message)
+     * @param {{activity?: string, pass?: boolean}} [options] activity: what the badge says the agent does
+     *   (in the same message); pass: a gesture follows the first look at once (a click, a hover): the
+     *   shield comes up open for it, which saves the page a second message before the first input
      */
-    shield(tabId, { activity } = {}) {
+    shield(tabId, { activity, pass = false } = {}) {
       /** @type {Record<string, unknown>} */
       const message = { kind: "shield", on: true, hole: pointers.get(tabId) ?? null };
+      if (pass) message.pass = true;
       if (activity !== undefined) {
         message.activity = clip(activity, MAX_ACTIVITY);
         activities.set(tabId, /** @type {string} */ (message.activity));
       }
       const up = post(tabId, message).then((r) => r?.ok === true);
       /** @type {Promise<unknown> | null} */
-      let passing = null;
+      let passing = pass ? up : null;
       let inFlight = 0;
       /** @type {ReturnType<typeof setTimeout> | undefined} */
       let closing;

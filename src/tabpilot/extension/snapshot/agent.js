@@ -1,6 +1,7 @@
 // @ts-check
 // The in-page snapshot agent: installed once per document (in the extension's isolated world), it keeps
-// the ref ↔ element maps and answers snapshot / find / resolve / status / locate / adopt.
+// the ref ↔ element maps and answers snapshot / find / resolve / status / locate / adopt, and takes what the extension
+// learns through CDP (click listeners, closed shadow roots).
 //
 // installAgent is sent to the page as source text (see agent-source.js); inside it the walker and the
 // renderer are referred to by their names, which the composed source defines. The imports below only
@@ -25,8 +26,18 @@ export function installAgent(version) {
   const g = /** @type {any} */ (globalThis);
   const old = g[KEY];
   if (old && old.version === version) return old;
-  /** @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][]}} */
+  /**
+   * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
+   *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
+   *   probed: WeakSet<Element>, pending: Element[]}}
+   */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
+  store.listened ??= new WeakSet();
+  store.docListened ??= false;
+  store.heardIds ??= new Set();
+  store.roots ??= new WeakMap();
+  store.probed ??= new WeakSet();
+  store.pending ??= [];
   const DEFAULT_MAX_TOKENS = 12000;
 
   /** "@e12", "e12", "12" or 12 → 12; anything else → null. @param {unknown} ref */
@@ -143,6 +154,7 @@ export function installAgent(version) {
     const where = rootOf(opts, start);
     if (where.fail) return where.fail;
     const w = walkDocument(/** @type {Element} */ (where.root), { viewportOnly: !!opts.viewportOnly }, store);
+    store.pending = w.hosts;
     const t1 = performance.now();
     let sectionOf = null;
     if (where.heading) {
@@ -163,6 +175,7 @@ export function installAgent(version) {
       nextRef: store.next,
       truncated: out.truncated,
       frames: w.frames,
+      hosts: w.hosts.length,
       url: location.href,
       title: document.title,
       stats: {
@@ -188,6 +201,7 @@ export function installAgent(version) {
     const where = rootOf(opts, start);
     if (where.fail) return where.fail;
     const w = walkDocument(/** @type {Element} */ (where.root), { viewportOnly: !!opts.viewportOnly }, store);
+    store.pending = w.hosts;
     const layout = layoutSnapshot(w.ir, { mode: "full", urls: !!opts.urls });
     const out = findInLayout(layout, String(text ?? ""), { maxMatches: opts.maxMatches, refOf: (i) => refFor(w.els[i]) });
     end(start);
@@ -196,6 +210,7 @@ export function installAgent(version) {
       matches: out.matches,
       nextRef: store.next,
       frames: w.frames,
+      hosts: w.hosts.length,
       stats: { ms: Math.round((performance.now() - t0) * 10) / 10 },
     };
   }
@@ -222,7 +237,40 @@ export function installAgent(version) {
     return { x, y, width: r.width, height: r.height };
   }
 
-  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt };
+  /**
+   * Click listeners, as the extension reads them through CDP (the page's own world is out of reach):
+   * which of these backend node ids are new to this document.
+   * @param {number[]} ids
+   */
+  function unheard(ids) {
+    return ids.filter((id) => !store.heardIds.has(id));
+  }
+  /**
+   * The elements behind new listener ids: a listener on the document, its root or its body delegates
+   * for everything; elsewhere the element is a target of its own.
+   * @param {number[]} ids @param {(Node | null)[]} nodes
+   */
+  function heard(ids, nodes) {
+    for (const id of ids) store.heardIds.add(id);
+    for (const n of nodes) {
+      if (!n) continue;
+      const doc = n.ownerDocument;
+      if (n.nodeType === 9 || !doc || n === doc.documentElement || n === doc.body) store.docListened = true;
+      else if (n.nodeType === 1) store.listened.add(/** @type {Element} */ (n));
+    }
+  }
+  /** The custom elements the last walk met without an open shadow root (the extension asks CDP for a closed one). */
+  function takeHosts() {
+    const hosts = store.pending;
+    store.pending = [];
+    return hosts;
+  }
+  /** `this` = a host: its closed shadow root, reached through CDP. @this {Element} @param {ShadowRoot} root */
+  function adoptRoot(root) {
+    store.roots.set(this, root);
+  }
+
+  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, unheard, heard, takeHosts, adoptRoot };
   Object.defineProperty(g, KEY, { value: agent, configurable: true, enumerable: false, writable: true });
   return agent;
 }

@@ -21,11 +21,18 @@
 // refStart (first number for new refs: pass the tab's counter so refs are never reused in the tab).
 //
 // SnapshotResult: {text, refCount, nextRef, truncated: null | {omittedTokens, omittedLines, shownTokens,
-//   totalTokens, sections, notice…}, frames: [{ref: "eN", name, src}], url, title,
+//   totalTokens, sections, notice…}, frames: [{ref: "eN", name, src}], hosts, url, title,
 //   stats: {walkMs, renderMs, elements, lines, chars, tokens, totalTokens}}
+// hosts > 0: the walk met custom elements without an open shadow root. `takeHosts()` gives them; for each
+// whose DOM.describeNode lists a closed shadow root, DOM.resolveNode that root in this world and call the
+// agent's `adoptRoot(root)` on the host; then snapshot again (the walk goes into adopted roots).
+// Before a snapshot, tell the agent about click listeners (the page's world is out of its reach): the
+// backend node ids of DOMDebugger.getEventListeners(document, depth -1, pierce) → `unheard(ids)` → the
+// new ones, resolved in this world, → `heard(ids, nodes)`. An element with its own listener is a target;
+// one on the document, its root or body makes links without href targets.
 //
 // Other calls, same world:
-//   findExpression(text, opts)   → {text, matches, nextRef, frames}: matching lines with refs and context
+//   findExpression(text, opts)   → {text, matches, nextRef, frames, hosts}: matching lines with refs and context
 //   resolveExpression("@e12")     → the element (returnByValue: false gives its objectId) or null
 //   statusExpression("@e12")      → "live" | "stale" | "unknown" (unknown: not this document's ref; try the
 //                                   tab's other frames, and if none knows it and N < tab.nextRef: stale)

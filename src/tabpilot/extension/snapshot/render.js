@@ -18,10 +18,11 @@
 //   {t:"grp", n?, i, c}                   fieldset / radiogroup / group: its name is context in -i mode
 //   {t:"frame", ref, n?, x?, c?}          iframe: inline content (same-origin) or x:1, a placeholder the
 //                                         extension replaces with the frame's own snapshot
-//   {t:"c", r, ref, n?, s?, v?, ph?, o?, u?, k?, c?}
+//   {t:"c", r, ref, n?, s?, v?, ph?, o?, od?, u?, k?, c?}
 //                                         actionable element: role, ref number, explicit name (absent:
 //                                         name from content), states, value, placeholder, options,
-//                                         url, k:1 = contains other actionables or structure
+//                                         disabled options, url, k:1 = contains other actionables or
+//                                         structure
 //   {t:"img", n}  {t:"i", r, n?, v?}      image with alt text; informational widget (progressbar, meter)
 //   {t:"br"}  {t:"hr"}
 // `i` indexes the walker's element list, so a line can be given a ref lazily (find, truncation notice).
@@ -156,6 +157,7 @@ export function layoutSnapshot(ir, opts) {
     if (n.v != null) s += " value=" + q(n.v);
     if (n.ph) s += " placeholder=" + q(n.ph);
     if (n.o) s += " options=" + q(n.o);
+    if (n.od) s += " disabled=" + q(n.od);
     if (n.u && (urls || forceUrl)) s += " " + n.u;
     return s;
   }

@@ -1,14 +1,21 @@
 // @ts-check
-// The snapshot walker: one pass over the page's flattened tree (open shadow roots with slots resolved,
-// same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
+// The snapshot walker: one pass over the page's flattened tree (shadow roots with slots resolved: the
+// open ones, and the closed ones the extension handed in; same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
 // actionable elements.
 //
 // Runs inside the page (sent as source text by agent-source.js): it may use only its parameters,
 // its own locals and browser globals. No imports, no module-level constants.
 
 /**
- * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number}} RefStore
+ * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number,
+ *   listened?: WeakSet<Element>, docListened?: boolean, roots?: WeakMap<Element, ShadowRoot>,
+ *   probed?: WeakSet<Element>}} RefStore
+ * listened: elements with their own click-type listeners, docListened: the document has some (both
+ * told by the extension through CDP); roots: closed shadow roots the extension reached through CDP;
+ * probed: custom elements already asked for a closed root.
  * @typedef {{viewportOnly?: boolean}} WalkOptions
+ * @typedef {{l: number, t: number, r: number, b: number, d: number, up: Clip | null}} Clip
+ * A box that clips what it contains, intersected with the clips around it; d: how many are nested.
  */
 
 /**
@@ -24,6 +31,13 @@ export function walkDocument(root, opts, store) {
   const els = [];
   /** @type {{ref: string, name: string, src: string}[]} */
   const frames = [];
+  // Custom elements without an open shadow root: the extension looks for a closed one.
+  /** @type {Element[]} */
+  const hosts = [];
+  const listened = store.listened;
+  const roots = store.roots;
+  const probed = store.probed;
+  const docListened = !!store.docListened;
   let elements = 0;
   let refsShown = 0;
 
@@ -37,15 +51,18 @@ export function walkDocument(root, opts, store) {
   /** @type {Record<string, number>} */
   const ACTIONABLE = {
     link: 1, button: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
-    menuitemradio: 1, option: 1, treeitem: 1, slider: 1, spinbutton: 1, textbox: 1, searchbox: 1,
+    menuitemradio: 1, option: 1, treeitem: 1, gridcell: 1, slider: 1, spinbutton: 1, textbox: 1, searchbox: 1,
     combobox: 1, listbox: 1, summary: 1, scrollbar: 1, password: 1, date: 1, datetime: 1, time: 1,
     month: 1, week: 1, color: 1, file: 1, video: 1, audio: 1,
   };
   /** @type {Record<string, string>} */
   const LANDMARK = {
     navigation: "navigation", main: "main", banner: "banner", contentinfo: "contentinfo",
-    complementary: "complementary", search: "search", form: "form", region: "region",
+    complementary: "complementary", search: "search", form: "form", region: "region", feed: "feed",
   };
+  // Landmarks that are only landmarks when named (ARIA).
+  /** @type {Record<string, number>} */
+  const NAMED_ONLY = { form: 1, region: 1, feed: 1 };
   // Roles of input types (anything else is a textbox).
   /** @type {Record<string, string>} */
   const INPUT_ROLE = {
@@ -92,6 +109,14 @@ export function walkDocument(root, opts, store) {
   let pre = false; // inside preformatted text
   let sectioning = 0; // inside article/aside/main/nav/section (header/footer are not landmarks there)
   let editable = false; // inside a contenteditable region
+  /** @type {Clip | null} */
+  let clip = null; // the clips around (full mode: only boxes of no size; viewport mode: every clipping box)
+  let absCb = 0; // clip depth at the containing block of absolutely positioned descendants
+  let fixedCb = 0; // and of fixed ones (a transformed ancestor)
+  let seq = 0; // numbers the elements walked
+  let parentSeq = 0; // the number of the element whose children are being walked
+  let splitSeq = -1; // the number of a clickable group whose children are each a target
+  let heard = docListened; // an ancestor has a click listener (delegation)
 
   /** @param {Element} el */
   function refOf(el) {
@@ -116,9 +141,14 @@ export function walkDocument(root, opts, store) {
     for (const id of ids.split(/\s+/)) {
       if (!id) continue;
       const t = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);
-      if (t) s += " " + (t === el ? el.getAttribute("aria-label") || "" : t.textContent);
+      if (t) s += " " + (t === el ? el.getAttribute("aria-label") || "" : textOf(t));
     }
     return clean(s);
+  }
+  /** Rendered text with line breaks between blocks (hidden elements: their text content). @param {Element} el */
+  function textOf(el) {
+    const t = /** @type {any} */ (el).innerText;
+    return typeof t === "string" ? t : el.textContent || "";
   }
   /** Text of a label without the text of the controls inside it. @param {Node} n @returns {string} */
   function labelText(n) {
@@ -273,14 +303,20 @@ export function walkDocument(root, opts, store) {
           const opts = el.options;
           const labels = [];
           const selected = [];
+          const off = [];
           for (let j = 0; j < opts.length; j++) {
             const label = clean(opts[j].label || opts[j].text);
-            if (j < 20) labels.push(label);
+            if (j < 20) {
+              labels.push(label);
+              // an option of a disabled optgroup is disabled too
+              if (opts[j].disabled || (opts[j].parentElement && opts[j].parentElement.localName === "optgroup" && opts[j].parentElement.disabled)) off.push(label);
+            }
             if (opts[j].selected) selected.push(label);
           }
           n.v = selected.join("|");
           if (!el.multiple && !n.v) delete n.v;
           n.o = labels.join("|") + (opts.length > 20 ? `|…(+${opts.length - 20})` : "");
+          if (off.length) n.od = off.join("|");
         } else if (type === "checkbox" || type === "radio") {
           // state only
         } else if (type === "password") {
@@ -330,7 +366,15 @@ export function walkDocument(root, opts, store) {
 
   /** Children in the flat tree. @param {Element} el @param {any[]} out */
   function walkKids(el, out) {
-    const sr = /** @type {any} */ (el).shadowRoot;
+    let sr = /** @type {any} */ (el).shadowRoot;
+    if (!sr && el.localName.includes("-")) {
+      sr = roots && roots.get(el);
+      if (sr) Object.defineProperty(el, "shadowRoot", { value: sr, configurable: true });
+      else if (probed && !probed.has(el)) {
+        probed.add(el);
+        hosts.push(el);
+      }
+    }
     if (sr) {
       for (let c = sr.firstChild; c; c = c.nextSibling) walkNode(c, out);
       return;
@@ -367,9 +411,30 @@ export function walkDocument(root, opts, store) {
     if (last >= 0 && out[last] === " ") out.pop();
     out.push(n);
   }
+  /** Plain text of IR content, for comparing (images and controls give nothing). @param {any[]} c @returns {string} */
+  function irText(c) {
+    let s = "";
+    for (let j = 0; j < c.length && s.length < 400; j++) {
+      const x = c[j];
+      if (typeof x === "string") s += x;
+      else if (x.c && x.t !== "c") s += " " + irText(x.c) + " ";
+    }
+    return s;
+  }
+  /** An image whose alt text is all the text beside it (a caption, a name by an avatar) says it twice: drop it. @param {any[]} c */
+  function dropEchoedImages(c) {
+    let text = null;
+    for (let j = c.length - 1; j >= 0; j--) {
+      const x = c[j];
+      if (typeof x === "string" || x.t !== "img") continue;
+      if (text === null) text = clean(irText(c)).toLowerCase();
+      if (text === x.n.toLowerCase()) c.splice(j, 1);
+    }
+  }
   /** Pushes a generic block, unless empty; a block that only wraps another block is replaced by it. @param {any[]} out @param {any} n */
   function pushBlock(out, n) {
     const c = n.c;
+    dropEchoedImages(c);
     if (c.length && c[c.length - 1] === " ") c.pop();
     if (!c.length) return;
     if (n.t === "b" && !n.w && c.length === 1 && typeof c[0] !== "string" && BLOCK[c[0].t] === 1 && c[0].t !== "hr") {
@@ -383,6 +448,19 @@ export function walkDocument(root, opts, store) {
     return els.push(el) - 1;
   }
 
+  /** Does a clickable hold two or more boxes with content (items of a list or a menu)? @param {Element} el */
+  function groupOfItems(el) {
+    let n = 0;
+    const parent = /** @type {any} */ (el).shadowRoot || el;
+    for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+      const d = view.getComputedStyle(c).display;
+      if (d === "none" || d === "inline" || d === "contents") continue;
+      if (!(c.textContent || "").trim() && !c.querySelector("img,svg,input,button,select,textarea")) continue;
+      if (++n >= 2) return true;
+    }
+    return false;
+  }
+
   /** @param {Element} el @param {any[]} out */
   function walkElement(el, out) {
     const tag = el.localName;
@@ -393,20 +471,52 @@ export function walkDocument(root, opts, store) {
     const display = cs.display;
     if (display === "none") return;
     elements++;
-    const visibility = cs.visibility === "visible";
     const inline = display === "inline" || display === "contents";
 
-    if (!inline && cs.overflow !== "visible") {
-      const h = /** @type {HTMLElement} */ (el);
-      if (h.offsetWidth === 0 || h.offsetHeight === 0) return;
+    // What is painted: a clipping box clips what it contains, except positioned descendants whose
+    // containing block lies outside it (an app shell's zero-height body with fixed content).
+    const clip0 = clip, absCb0 = absCb, fixedCb0 = fixedCb;
+    if (clip) {
+      const position = cs.position;
+      if (position !== "static") {
+        const keep = position === "fixed" ? fixedCb : position === "absolute" ? absCb : clip.d;
+        while (clip && clip.d > keep) clip = clip.up;
+      }
     }
-    if (vpOnly && display !== "contents") {
-      const r = el.getBoundingClientRect();
-      if ((r.width || r.height) && (r.bottom < 0 || r.top > vh || r.right < 0 || r.left > vw)) return;
+    const clipped = !!clip && (clip.r <= clip.l || clip.b <= clip.t);
+    const visibility = cs.visibility === "visible" && !clipped;
+    /** @type {DOMRect | null} */
+    let box = null;
+    if (vpOnly && display !== "contents" && !clipped) {
+      box = el.getBoundingClientRect();
+      const l = clip ? clip.l : 0, t = clip ? clip.t : 0, r = clip ? clip.r : vw, b = clip ? clip.b : vh;
+      if ((box.width || box.height) && (box.bottom <= t || box.top >= b || box.right <= l || box.left >= r)) {
+        clip = clip0;
+        return;
+      }
+    }
+    // The viewport's overflow is the root's, or the body's when the root's is visible: neither clips its own box.
+    if (!inline && cs.overflow !== "visible" && tag !== "html" && !(tag === "body" && view.getComputedStyle(/** @type {Element} */ (el.parentElement)).overflow === "visible")) {
+      const h = /** @type {HTMLElement} */ (el);
+      if (vpOnly) {
+        const r = box || el.getBoundingClientRect();
+        const l = Math.max(r.left, clip ? clip.l : 0), t = Math.max(r.top, clip ? clip.t : 0);
+        clip = { l, t, r: Math.min(r.right, clip ? clip.r : vw), b: Math.min(r.bottom, clip ? clip.b : vh), d: (clip ? clip.d : 0) + 1, up: clip };
+      } else if (h.offsetWidth === 0 || h.offsetHeight === 0) {
+        clip = { l: 0, t: 0, r: 0, b: 0, d: (clip ? clip.d : 0) + 1, up: clip };
+      }
+    }
+    if (clip) {
+      // Containing blocks for positioned descendants (only matters while something clips).
+      if (cs.position !== "static") absCb = clip.d;
+      if (cs.transform !== "none" || cs.filter !== "none" || cs.perspective !== "none") absCb = fixedCb = clip.d;
     }
 
     // SVG: an image if it has a name, never walked inside.
     if (tag === "svg") {
+      clip = clip0;
+      absCb = absCb0;
+      fixedCb = fixedCb0;
       if (!visibility) return;
       const t = el.querySelector(":scope > title");
       const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (t ? clean(t.textContent || "") : "");
@@ -424,10 +534,14 @@ export function walkDocument(root, opts, store) {
 
     // Save the context.
     const vis0 = vis, cursor0 = parentCursor, act0 = actNode, skip0 = skipText, pre0 = pre;
-    const sect0 = sectioning, edit0 = editable, view0 = view;
+    const sect0 = sectioning, edit0 = editable, view0 = view, split0 = splitSeq, heard0 = heard, parent0 = parentSeq;
     vis = visibility;
     const cursor = cs.cursor;
     parentCursor = cursor;
+    const fromSplit = split0 === parent0;
+    parentSeq = ++seq;
+    const own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
+    if (own) heard = true;
 
     try {
       if (tag === "br") {
@@ -471,25 +585,63 @@ export function walkDocument(root, opts, store) {
       }
       let clickable = false;
       let clickableHeading = false;
-      if (!act && !actNode && !editable && vis && tag !== "body" && tag !== "html") {
-        if (cursor === "pointer" && cursor0 !== "pointer") clickable = true;
-        else if (el.hasAttribute("onclick")) clickable = true;
-        else if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && role === "") clickable = true;
-        if (clickable) {
-          if (LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
-          else if (role === "heading") {
-            // a clickable heading (an accordion without a button) stays a heading, its text the target
+      let maybe = false; // a child of a clickable group: a target unless it holds targets of its own
+      if (!act && (!actNode || actNode.r === "clickable") && !editable && vis && tag !== "body" && tag !== "html") {
+        if (tag === "a" && role === "" && heard && (el.firstChild || el.shadowRoot)) {
+          // a link without href whose click handler sits on an ancestor (delegation)
+          act = true;
+          role = "link";
+        } else {
+          const focusable = role === "" && el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0;
+          const pointer = cursor === "pointer" && cursor0 !== "pointer";
+          clickable = own || focusable || pointer || fromSplit;
+          if (clickable) {
+            if (LANDMARK[role] || role === "dialog" || role === "alertdialog") clickable = false;
+            else if (role === "heading") {
+              // a clickable heading (an accordion without a button) stays a heading, its text the target
+              clickable = false;
+              clickableHeading = true;
+            } else if (tag === "label") {
+              const c = /** @type {HTMLLabelElement} */ (el).control;
+              if (c && rendered(c)) clickable = false;
+            }
+          }
+          if (clickable && role === "" && groupOfItems(el)) {
+            // A list, a menu, a set of suggestions: each item is what a person clicks. The group keeps
+            // a ref only when it is a target of its own (it takes focus).
+            splitSeq = parentSeq;
+            clickable = focusable;
+          } else if (clickable && !own && !focusable && !pointer) {
             clickable = false;
-            clickableHeading = true;
-          } else if (tag === "label") {
-            const c = /** @type {HTMLLabelElement} */ (el).control;
-            if (c && rendered(c)) clickable = false;
+            maybe = true;
+          }
+          if (clickable) {
+            act = true;
+            role = "clickable";
           }
         }
-        if (clickable) {
-          act = true;
-          role = "clickable";
+      }
+      if (maybe) {
+        /** @type {any} */
+        const probe = { t: "c", r: "clickable" };
+        actNode = probe;
+        skipText = false;
+        const c = /** @type {any[]} */ ([]);
+        walkKids(el, c);
+        if (!c.length) return;
+        if (probe.k) {
+          // it holds its own targets: it is only their container
+          actNode = act0;
+          if (act0) act0.k = 1;
+          pushBlock(out, { t: "b", i: index(el), c });
+          return;
         }
+        const n = actionable(el, tag, "clickable");
+        n.c = c;
+        if (act0) act0.k = 1;
+        if (inline || display.startsWith("inline")) out.push(n);
+        else put(out, { t: "b", i: index(el), c: [n] });
+        return;
       }
       if (act && vis) {
         const n = actionable(el, tag, role);
@@ -501,6 +653,7 @@ export function walkDocument(root, opts, store) {
           skipText = false;
           const c = /** @type {any[]} */ ([]);
           walkKids(el, c);
+          dropEchoedImages(c);
           if (c.length) n.c = c;
         }
         if (!n.c && n.n == null) {
@@ -529,8 +682,9 @@ export function walkDocument(root, opts, store) {
         if (n.c.length) put(out, n);
         return;
       }
-      if (LANDMARK[role] && !actNode) {
-        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || el.getAttribute("title") || "");
+      const lmName = LANDMARK[role] && !actNode ? labelledBy(el) || clean(el.getAttribute("aria-label") || el.getAttribute("title") || "") : "";
+      if (LANDMARK[role] && !actNode && (lmName || !NAMED_ONLY[role])) {
+        const name = lmName;
         /** @type {any} */
         const n = { t: "lm", r: role, i: index(el), c: [] };
         if (name) n.n = name;
@@ -673,6 +827,12 @@ export function walkDocument(root, opts, store) {
       pushBlock(out, n);
     } finally {
       vis = vis0;
+      clip = clip0;
+      absCb = absCb0;
+      fixedCb = fixedCb0;
+      splitSeq = split0;
+      parentSeq = parent0;
+      heard = heard0;
       parentCursor = cursor0;
       actNode = act0;
       skipText = skip0;
@@ -706,6 +866,8 @@ export function walkDocument(root, opts, store) {
     if (actNode) actNode.k = 1;
     if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
       n.c = [];
+      clip = null;
+      absCb = fixedCb = 0;
       view = /** @type {any} */ (doc.defaultView);
       vw = view.innerWidth;
       vh = view.innerHeight;
@@ -731,5 +893,5 @@ export function walkDocument(root, opts, store) {
   const out = [];
   walkElement(root, out);
   const ir = out.length === 1 ? out[0] : { t: "b", c: out };
-  return { ir, els, frames, stats: { elements, refs: refsShown } };
+  return { ir, els, frames, hosts, stats: { elements, refs: refsShown } };
 }

@@ -3,7 +3,7 @@
 import { RpcError } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
 import { actionable, release, PREPARE } from "../../page/actionability.js";
-import { click as clickAt, move, press, release as releaseAt, path } from "../../page/input.js";
+import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
@@ -52,9 +52,9 @@ export async function click(params, ctx) {
   if (clickCount !== 1 && clickCount !== 2) throw new RpcError("invalid_params", "click_count must be 1 or 2");
   const modifiers = modifiersOf(params.modifiers);
   const position = positionOf(params.position);
-  const action = await beginAction(params, ctx);
+  const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
-  const target = await actionable(ctx, action.tabId, raw, { pointer: true, position, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  const target = await actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
     const mayDownload = button === "left" && /^link\b/.test(targetInfo(target).label ?? "") && (await savesLink(ctx, target));
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
@@ -69,10 +69,10 @@ export async function click(params, ctx) {
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function hover(params, ctx) {
   const raw = requireString(params, "target");
-  const action = await beginAction(params, ctx);
-  const target = await actionable(ctx, action.tabId, raw, { pointer: true, enabled: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
+  const action = await beginAction(params, ctx, { gesture: true });
+  const target = await actionable(ctx, action.tabId, raw, { pointer: true, enabled: false, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   release(ctx, target);
-  await move(action.send, target.point);
+  await hoverAt(action.send, target.point);
   return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point });
 }
 

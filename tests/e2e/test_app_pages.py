@@ -1,0 +1,121 @@
+"""What web apps do to a snapshot, end to end: each page in tests/pages/apps/ has what real single-page
+apps have (an app shell, clickable groups, controls without semantic tags, names, closed shadow roots,
+states), and each test reads it as an agent would (snapshot, then act by ref) and checks what the page
+itself recorded."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from harness import PageServer, Tabpilot
+
+
+def ref_of(snapshot: str, bracket_start: str) -> str:
+    """The ref of the first bracket that starts with `bracket_start`, e.g. '[button "Save"'."""
+    match = re.search(re.escape(bracket_start) + r" (@e\d+)", snapshot)
+    assert match, f"no {bracket_start} in:\n{snapshot}"
+    return match.group(1)
+
+
+def clicks(tp: Tabpilot) -> list[str]:
+    """What the page's own listeners recorded."""
+    return json.loads(tp.run("eval", "window.clicks").out)  # type: ignore[no-any-return]
+
+
+def test_an_app_shell_with_a_zero_height_body_is_read_and_used(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/app-shell.html"))
+    snapshot = tp.run("snapshot").out
+    for line in ("# Inbox", "3 new messages", '[button "Compose"', '[button "Export"'):
+        assert line in snapshot, snapshot
+    # what its clipping boxes really hide stays out
+    assert "Clipped away" not in snapshot and "Clipped text" not in snapshot
+    assert "3 new messages" in tp.run("text").out
+    tp.run("click", ref_of(snapshot, '[button "Export"'))
+    tp.run("click", ref_of(snapshot, '[button "Compose"'))
+    assert clicks(tp) == ["Export", "Compose"]
+
+
+def test_each_item_of_a_clickable_group_has_its_own_ref(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/clickables.html"))
+    snapshot = tp.run("snapshot").out
+    # no container named after the items it holds
+    assert "North South" not in snapshot and "Berlin Bern" not in snapshot and "ReplyDelete" not in snapshot
+    for bracket in (
+        '[clickable "South"',
+        '[clickable "Bern"',
+        '[clickable "Reply"',
+        '[clickable "Delete"',
+        '[clickable "Message from Ada"',
+    ):
+        tp.run("click", ref_of(snapshot, bracket))
+    assert clicks(tp) == ["go South", "pick Bern", "reply", "delete", "open row"]
+
+
+def test_links_and_widgets_without_semantic_tags_have_refs(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/no-semantic.html"))
+    snapshot = tp.run("snapshot").out
+    for bracket in (
+        "[Second",  # an <a> without href, its click handler on the document
+        '[clickable "green"',  # a chip in a group whose pointer cursor is inherited
+        '[tab "Board"',
+        '[option "Pear"',
+        '[menuitem "Paste"',
+        '[treeitem "util.py"',
+        '[gridcell "2"',
+    ):
+        tp.run("click", ref_of(snapshot, bracket))
+    assert clicks(tp) == [
+        "page 2",
+        "tag green",
+        "tab Board",
+        "option Pear",
+        "menuitem Paste",
+        "treeitem util.py",
+        "gridcell 2",
+    ]
+
+
+def test_accessible_names_follow_accname(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/names.html"))
+    snapshot = tp.run("snapshot").out
+    for bracket in (
+        '[button "Delete draft"',  # aria-labelledby, two ids
+        '[button "Close panel"',  # aria-label over the text
+        '[textbox "Email address"',  # <label for>
+        '[button "Settings"',  # title
+        '--- region "Latest news"',
+        '--- feed "Updates"',
+        '--- region "Statistics"',
+    ):
+        assert bracket in snapshot, snapshot
+    # an avatar whose alt text is the name beside it is said once
+    assert "[Ada Lovelace @e" in snapshot and 'img "Ada Lovelace"' not in snapshot
+    card = ref_of(snapshot, "[Alpha Beta Gamma")
+    assert tp.run("click", card).out.startswith(f'clicked link "Alpha Beta Gamma" {card}')
+    assert clicks(tp) == ["card"]
+
+
+def test_closed_shadow_roots_are_read_and_used(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/closed-shadow.html"))
+    snapshot = tp.run("snapshot").out
+    assert "Total: 12 EUR" in snapshot, snapshot
+    assert tp.run("snapshot").out == snapshot, "the same elements keep their refs"
+    tp.run("fill", ref_of(snapshot, '[textbox "Card number"'), "4242")
+    tp.run("click", ref_of(snapshot, '[button "Pay now"'))
+    # a closed root inside a closed root
+    tp.run("click", ref_of(snapshot, '[button "Help"'))
+    assert clicks(tp) == ["pay 4242", "help"]
+
+
+def test_disabled_options_and_frames_that_could_not_load_are_marked(
+    tp: Tabpilot, pages: PageServer, other_site: PageServer
+) -> None:
+    for frame in ("/no-framing", f"{other_site.origin}/no-framing"):
+        tp.run("open", pages.url(f"apps/states.html?frame={frame}"))
+        snapshot = tp.run("snapshot").out
+        assert 'options="S|M|L|XL" disabled="M|XL"]' in snapshot, snapshot
+        assert re.search(r'\[iframe "Partner" @e\d+ blocked\]', snapshot), snapshot
+    # a frame that loads is read as before
+    tp.run("open", pages.url("apps/states.html?frame=/apps/names.html"))
+    assert '--- feed "Updates"' in tp.run("snapshot").out
