@@ -257,6 +257,24 @@ def agents(records: list[Record], markdown: bool = False) -> str:
     return render("Skill, MCP and batch", ["case", "median", "p95", "vs baseline"], rows, markdown)
 
 
+def panel(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, metrics in _by_case(records, "panel").items():
+        for r in metrics.values():
+            if not r.available:
+                rows.append([case, r.note or "n/a"])
+                continue
+            rows.append(
+                [
+                    case,
+                    f"{number(r.median)} ms",
+                    f"{number(r.p95)} ms",
+                    f"{ratio(r)} {r.baseline}" if r.ratio is not None else (r.note or ""),
+                ]
+            )
+    return render("Side panel: agent runs", ["case", "median", "p95", "vs baseline / note"], rows, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "agents": agents,
     "latency": latency,
@@ -264,4 +282,5 @@ TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "memory": memory,
     "parallel": parallel,
     "peer": peer,
+    "panel": panel,
 }

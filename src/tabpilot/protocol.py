@@ -130,6 +130,15 @@ REASONS = frozenset(
         "pairing_throttled",
         "pairing_expired",
         "bad_proof",
+        # side panel: agent runs
+        "agent_missing",
+        "agent_unusable",
+        "agent_unsafe",
+        "run_in_progress",
+        "run_limit",
+        "session_inactive",
+        "unknown_conversation",
+        "unknown_workspace",
     }
 )
 
@@ -202,13 +211,54 @@ EXTENSION_METHODS = frozenset(
     }
 )
 
+# Methods the daemon serves to the authenticated extension (its side panel).
+PANEL_METHODS = frozenset(
+    {
+        "agent.list",
+        "chat.start",
+        "chat.send",
+        "chat.attach",
+        "chat.detach",
+        "chat.stop",
+        "chat.list",
+        "chat.get",
+        "chat.delete",
+    }
+)
+
+# Events the daemon pushes to the extension.
+DAEMON_EVENTS = frozenset({"chat.event"})
+
+# What a chat.event's ``kind`` may be: the normalised stream of every agent CLI, plus the turn's frame.
+CHAT_EVENT_KINDS = (
+    "user",
+    "turn_start",
+    "session",
+    "text",
+    "tool",
+    "tool_result",
+    "permission",
+    "permission_end",
+    "error",
+    "turn_end",
+)
+
+# Prefix of panel session ids: such a session acts only during its conversation's live turn.
+PANEL_SESSION_PREFIX = "p-"
+
 # Handshake methods the extension sends; nothing else is served before they succeed.
 HANDSHAKE_METHOD = "system.handshake"
 AUTHENTICATE_METHOD = "system.authenticate"
 
 # Events the extension pushes to the daemon.
 EXTENSION_EVENTS = frozenset(
-    {"session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed"}
+    {
+        "session.window_closed",
+        "session.user_interrupt",
+        "session.user_resume",
+        "browser.label_changed",
+        "chat.tab_closed",
+    }
 )
 
 WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")

@@ -76,6 +76,19 @@ def test_links_and_widgets_without_semantic_tags_have_refs(tp: Tabpilot, pages: 
     ]
 
 
+def test_the_viewport_snapshot_knows_what_a_scrolling_box_hides(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/scroll-panel.html"))
+    shown = tp.run("snapshot", "--viewport").out
+    assert "Shown button" in shown and "After the panel." in shown, shown
+    # below the panel's visible area, though the panel itself is on screen
+    assert "Hidden button" not in shown and "Row 10" not in shown, shown
+    tp.run("eval", "document.getElementById('panel').scrollTop = 200")
+    scrolled = tp.run("snapshot", "--viewport").out
+    assert "Shown button" not in scrolled and "Row 10" in scrolled, scrolled
+    tp.run("click", ref_of(scrolled, '[button "Hidden button"'))
+    assert clicks(tp) == ["Hidden button"]
+
+
 def test_accessible_names_follow_accname(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("apps/names.html"))
     snapshot = tp.run("snapshot").out

@@ -120,6 +120,13 @@ PARSING = [
     (["status", "x"], 1),
     (["batch", f"{NOWHERE}/steps.txt"], 1),
     (["mcp", "x"], 1),
+    # the side panel's setup
+    (["panel"], 1),
+    (["panel", "agent", "set", "sh"], 1),
+    (["panel", "agent", "set", "claude", "--bin", f"{NOWHERE}/claude"], 1),
+    (["panel", "agent", "set", "claude", "--model", "--yolo x"], 1),
+    (["panel", "workspace", "add", NOWHERE], 1),
+    (["panel", "workspace", "remove", "ws-none-0000"], 1),
     (["demo", "x"], 1),
     # agent kit: downloads, network, storage, emulation, pdf
     (["downloads", "sometimes"], 1),

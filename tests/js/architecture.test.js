@@ -18,6 +18,7 @@ const LAYERS = [
   ["page"],
   ["person"],
   ["tools"],
+  ["panel"],
   ["", "content", "popup", "options", "sidepanel"],
 ];
 

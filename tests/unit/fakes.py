@@ -50,6 +50,7 @@ class FakeExtension:
     _reader: asyncio.Task[None] | None = None
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _aborts: dict[str, asyncio.Event] = field(default_factory=dict)
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def open(self, origin: str = ORIGIN) -> ClientConnection:
         self.ws = await connect(f"ws://127.0.0.1:{self.port}", origin=origin, compression=None)  # type: ignore[arg-type]
@@ -64,6 +65,29 @@ class FakeExtension:
             frame = json.loads(await self.ws.recv())
             if frame.get("id") == frame_id:
                 return frame
+
+    async def request(self, method: str, params: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
+        """Send a request once authenticated (the reader runs) and return its reply frame."""
+        assert self.ws is not None
+        frame_id = f"x-{secrets.token_hex(4)}"
+        await self.ws.send(json.dumps(protocol.request(frame_id, method, params)))
+        return await self.wait_frame(lambda f: f.get("id") == frame_id and "method" not in f, timeout)
+
+    async def wait_frame(self, match: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
+        """The first received frame that matches, waiting for it to arrive."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            for frame in self.received:
+                if match(frame):
+                    return frame
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise AssertionError("no matching frame arrived in time")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), remaining)
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        return [f["payload"] for f in self.received if f.get("event") == name]
 
     def handshake_params(self, mode: str, nonce: str, code: str | None = None) -> dict[str, Any]:
         block: dict[str, Any] = {"mode": mode, "nonce": nonce}
@@ -113,6 +137,8 @@ class FakeExtension:
             async for raw in self.ws:
                 frame = json.loads(raw)
                 self.received.append(frame)
+                self._arrived.set()
+                self._arrived = asyncio.Event()
                 if protocol.classify(frame) != "request":
                     continue
                 task = asyncio.ensure_future(self._answer(frame))

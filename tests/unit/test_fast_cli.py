@@ -171,6 +171,14 @@ SHAPES: list[tuple[list[str], bool]] = [
     (["wait", "--gone", "@e4"], True),
     (["wait", "--url", "*/done"], True),
     (["wait", "--load", "networkidle"], True),
+    # Blank or odd values the full CLI passes on as they are (the page or the daemon judges them).
+    (["eval", " "], True),
+    (["find", " "], True),
+    (["fill", "@e3", " "], True),
+    (["press", "Foo+Bar", " "], True),
+    (["wait", "--text", "\t"], True),
+    (["open", "javascript:1"], True),
+    (["click", "@e99999999999999999999"], True),
     # Not the hot path's: help, abbreviations, `--`, `=`, options before the verb, unsure values.
     ([], False),
     (["-h"], False),

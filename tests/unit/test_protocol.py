@@ -22,6 +22,10 @@ def test_constants_match_vectors() -> None:
     assert sorted(protocol.EXTENSION_METHODS) == P["extension_methods"]
     assert sorted(protocol.EXTENSION_EVENTS) == P["extension_events"]
     assert list(protocol.WAIT_UNTIL) == P["wait_until"]
+    assert sorted(protocol.PANEL_METHODS) == P["panel_methods"]
+    assert sorted(protocol.DAEMON_EVENTS) == P["daemon_events"]
+    assert list(protocol.CHAT_EVENT_KINDS) == P["chat_event_kinds"]
+    assert P["panel_session_prefix"] == protocol.PANEL_SESSION_PREFIX
 
 
 @pytest.mark.parametrize(("text", "expected"), P["protocol_major"])

@@ -129,6 +129,12 @@ def frame(method: str, params: dict[str, Any] | None, session: str | None, brows
         request["session"] = session
     if browser:
         request["browser"] = browser
+    # A side-panel agent's run token: its panel session answers only with it, only during its turn.
+    import posix  # built in (os would cost an import here)
+
+    run = posix.environ.get(b"TABPILOT_RUN")
+    if run:
+        request["run"] = run.decode()
     return request
 
 

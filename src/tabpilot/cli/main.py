@@ -151,6 +151,7 @@ VERB_FAMILIES = {
     "state": "storage_commands",
     "emulate": "emulate_commands",
     "pdf": "pdf_commands",
+    "panel": "panel_commands",
 }
 FAMILY_ORDER = (
     "page_commands",
@@ -168,6 +169,7 @@ FAMILY_ORDER = (
     "doctor_commands",
     "batch_commands",
     "mcp_commands",
+    "panel_commands",
     "demo",
 )
 OPTIONS_WITH_VALUE = ("--session", "--browser", "--tab")

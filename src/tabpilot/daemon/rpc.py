@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -30,6 +32,8 @@ class PeerChannel:
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
         self._closed: RpcError | None = None
+        self._outbox: collections.deque[dict[str, Any]] = collections.deque()
+        self._pump: asyncio.Task[None] | None = None
 
     @property
     def pending(self) -> int:
@@ -89,6 +93,21 @@ class PeerChannel:
         if self._closed is None:
             await self._send(protocol.request(f"d-{next(self._ids)}", method, params))
 
+    def post(self, frame: dict[str, Any]) -> None:
+        """Queue a frame to go out in order: a panel's replies and its chat events share one line,
+        so an attach's backlog always arrives before the live events that follow it."""
+        if self._closed is not None:
+            return
+        self._outbox.append(frame)
+        if self._pump is None or self._pump.done():
+            self._pump = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        while self._outbox and self._closed is None:
+            frame = self._outbox.popleft()
+            with contextlib.suppress(Exception):
+                await self._send(frame)
+
     def on_response(self, frame: dict[str, Any]) -> bool:
         """Resolve the matching call; False when nobody waits for this id (late or unknown)."""
         future = self._pending.get(frame["id"])
@@ -103,6 +122,7 @@ class PeerChannel:
     def close(self, error: RpcError) -> None:
         """Fail every waiting call with ``error``; later calls fail at once."""
         self._closed = error
+        self._outbox.clear()
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(error)

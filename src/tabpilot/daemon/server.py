@@ -124,8 +124,7 @@ class DaemonServer:
         elif kind == "event":
             self.daemon.browser_event(browser, frame["event"], frame.get("payload") or {})
         elif kind == "request":
-            err = RpcError("unknown_method", f"the daemon serves no {frame['method']!r} to browsers")
-            self._spawn(ws.send(json.dumps(protocol.error_response(frame["id"], err))))
+            self._spawn(self.daemon.browser_request(browser, frame))
         else:
             log.warning("dropped a malformed frame from %s", browser.instance_id)
 
@@ -262,6 +261,7 @@ class DaemonServer:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
+        await self.daemon.shutdown()
         for browser in self.daemon.browsers.all():
             if browser.close is not None:
                 with contextlib.suppress(Exception):

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tabpilot import __version__, paths, protocol
+from tabpilot.agents.panel import SESSION_READY_S, ChatService
+from tabpilot.agents.store import Meta
 from tabpilot.daemon import uploads
 from tabpilot.daemon.browsers import Browser, BrowserRegistry
 from tabpilot.daemon.config import DaemonConfig
@@ -56,6 +58,7 @@ class Daemon:
         self.idle_since: float | None = time.monotonic()
         self.stop_requested = asyncio.Event()
         self._changed = asyncio.Event()
+        self._background: set[asyncio.Task[Any]] = set()
         self._handlers: dict[str, Callable[[dict[str, Any], asyncio.Event], Awaitable[Any]]] = {
             "daemon.status": self._status,
             "daemon.stop": self._stop,
@@ -68,6 +71,10 @@ class Daemon:
             "session.list": self._session_list,
             "session.resume": self._session_resume,
         }
+        self.chats = ChatService(
+            home, self._post, self._ensure_panel_session, self._end_panel_session, self._interrupt_session
+        )
+        self.chats.recover()
 
     # ----- change notification -------------------------------------------------------------
 
@@ -98,7 +105,7 @@ class Daemon:
                 gone.cancel()
 
     def _update_idle(self) -> None:
-        busy = len(self.browsers) > 0 or len(self.sessions) > 0
+        busy = len(self.browsers) > 0 or len(self.sessions) > 0 or self.chats.busy
         if busy:
             self.idle_since = None
         elif self.idle_since is None:
@@ -119,8 +126,9 @@ class Daemon:
                 await previous.close()
         hello = browser.hello
         log.info("browser connected: %s (paired now: %s)", browser.describe(), paired_with is not None)
-        listed = set(hello.session_ids)
-        for session_id in hello.session_ids:
+        # Panel sessions are the chat service's: it brings them back when their next turn starts.
+        listed = {s for s in hello.session_ids if not s.startswith(protocol.PANEL_SESSION_PREFIX)}
+        for session_id in listed:
             session = self.sessions.get(session_id)
             if session is None:
                 self.sessions.add(Session(session_id, browser.instance_id))
@@ -146,6 +154,7 @@ class Daemon:
         now = time.monotonic()
         for session in self.sessions.of_browser(browser.instance_id):
             session.offline_since = now
+        self.chats.browser_gone(browser.instance_id)
         log.info("browser disconnected: %s (%s)", browser.describe(), why)
         self._notify()
 
@@ -161,14 +170,24 @@ class Daemon:
             if name == "session.user_interrupt":
                 log.info("session %s: the person pressed Stop", session.session_id)
                 session.interrupt()
+                if session.kind == "panel":
+                    # Stop in the page ends the side-panel turn that was acting there.
+                    self._spawn_background(self.chats.stop_session(session.session_id))
             elif session.resume():
                 log.info("session %s: the person resumed it", session.session_id)
+        elif name == "chat.tab_closed":
+            self._spawn_background(self.chats.tab_closed(browser.instance_id, payload))
         elif name == "browser.label_changed":
             label = payload.get("label")
             if isinstance(label, str):
                 browser.hello.label = label
         else:
             log.info("event %s from %s: %s", name, browser.instance_id, payload)
+
+    def _spawn_background(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def silent_browsers(self) -> list[Browser]:
         """Browsers that have not sent a frame within the peer timeout."""
@@ -181,6 +200,8 @@ class Daemon:
         """Expire idle sessions, end sessions whose browser stayed away, stop when idle."""
         now = time.monotonic()
         for session in self.sessions:
+            if session.kind == "panel":
+                continue
             if session.offline_since is not None:
                 if now - session.offline_since > self.config.reconnect_grace_s:
                     self._forget_session(session, "its browser did not come back")
@@ -195,6 +216,10 @@ class Daemon:
         if self.idle_since is not None and now - self.idle_since > self.config.daemon_idle_s:
             log.info("no browser and no session for %.0f s: exiting", now - self.idle_since)
             self.stop_requested.set()
+
+    async def shutdown(self) -> None:
+        """Stop every running agent turn; what they wrote so far is kept, marked interrupted."""
+        await self.chats.shutdown()
 
     def _forget_session(self, session: Session, why: str) -> None:
         if self.sessions.remove(session.session_id) is not None:
@@ -216,6 +241,14 @@ class Daemon:
         method = frame["method"]
         try:
             handler = self._handlers.get(method)
+            if frame.get("run") is not None and not method.startswith("tool."):
+                # A side-panel agent drives its panel session's tabs and nothing else.
+                raise RpcError(
+                    "permission_denied",
+                    f"{method} is not for a side-panel agent",
+                    "session_inactive",
+                    hint="act on the panel's tab with the page verbs",
+                )
             query = frame.get("browser")
             if method in BROWSER_CHECKED and isinstance(query, str) and query and self.browsers.all():
                 self.browsers.select(query)
@@ -255,7 +288,7 @@ class Daemon:
             "home": self.home,
             "uptime_s": round(time.monotonic() - self.started, 1),
             "browsers": (await self._browser_list(frame, abandon))["browsers"],
-            "sessions": [s.to_json() for s in self.sessions],
+            "sessions": [s.to_json() for s in self.sessions if s.kind != "panel"],
             "paired": len(self.secrets.all()),
         }
 
@@ -403,7 +436,7 @@ class Daemon:
     async def _session_stop(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
         params = self._params(frame)
         if params.get("all"):
-            targets = list(self.sessions)
+            targets = [s for s in self.sessions if s.kind != "panel"]
         else:
             session_id = params.get("session_id") or frame.get("session")
             if not isinstance(session_id, str) or not session_id:
@@ -411,6 +444,13 @@ class Daemon:
                     "invalid_params",
                     "session.stop needs a session_id or all",
                     hint="`tabpilot session stop ID` or `tabpilot session stop --all`",
+                )
+            if session_id.startswith(protocol.PANEL_SESSION_PREFIX):
+                raise RpcError(
+                    "permission_denied",
+                    f"session {session_id!r} belongs to a side-panel conversation",
+                    "session_inactive",
+                    hint="the person ends it from the panel",
                 )
             targets = [self.sessions.require(session_id)]
         stopped = []
@@ -434,7 +474,7 @@ class Daemon:
                 log.warning("session %s: the browser could not close its window: %s", session.session_id, err)
 
     async def _session_list(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
-        return {"sessions": [s.to_json() for s in self.sessions]}
+        return {"sessions": [s.to_json() for s in self.sessions if s.kind != "panel"]}
 
     async def _session_resume(self, frame: dict[str, Any], abandon: asyncio.Event) -> dict[str, Any]:
         """The agent acknowledges the person's Stop and carries on."""
@@ -456,6 +496,8 @@ class Daemon:
         session_id = frame.get("session") or DEFAULT_SESSION
         if not isinstance(session_id, str):
             raise RpcError("invalid_params", "session must be a string")
+        if session_id.startswith(protocol.PANEL_SESSION_PREFIX):
+            return await self._call_panel_tool(frame, session_id, method, params, timeout_s, abandon)
         if method == "tool.upload":
             # The files are read here: a missing one fails before anything reaches the page.
             params = await asyncio.to_thread(uploads.prepare, params)
@@ -477,6 +519,114 @@ class Daemon:
                         continue
                 raise
         raise AssertionError("unreachable")
+
+    async def _call_panel_tool(
+        self,
+        frame: dict[str, Any],
+        session_id: str,
+        method: str,
+        params: dict[str, Any],
+        timeout_s: float,
+        abandon: asyncio.Event,
+    ) -> Any:
+        """A call of a side-panel agent: only during its live turn, with the turn's run token."""
+        turn = self.chats.authorize(session_id, frame.get("run"))
+        deadline = time.monotonic() + SESSION_READY_S
+        while not turn.ready.is_set() and turn.refused is None and time.monotonic() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(turn.ready.wait(), 0.05)
+        if turn.refused is not None:
+            raise turn.refused
+        session = self.sessions.get(session_id)
+        if not turn.ready.is_set() or session is None:
+            raise RpcError(
+                "no_browser_connected",
+                "the browser does not know this panel session yet",
+                "browser_disconnected",
+                hint="the panel's browser is not connected; retry in a moment",
+            )
+        if method == "tool.session_stop":
+            raise RpcError("permission_denied", "a panel session is ended by the person, in the panel", "session_inactive")
+        if method == "tool.upload":
+            params = await asyncio.to_thread(uploads.prepare, params)
+        call_id = self.chats.tool_started(turn, method, params)
+        started = time.monotonic()
+        try:
+            result = await self._run_in_session(session, method, params, timeout_s, abandon)
+        except RpcError as err:
+            self.chats.tool_finished(turn, call_id, None, err, (time.monotonic() - started) * 1000)
+            raise
+        self.chats.tool_finished(turn, call_id, result, None, (time.monotonic() - started) * 1000)
+        return result
+
+    # ----- the side panel -------------------------------------------------------------------
+
+    async def browser_request(self, browser: Browser, frame: dict[str, Any]) -> None:
+        """Answer a request from an authenticated extension (its side panel); the reply is posted in
+        order with the chat events that browser receives."""
+        method = frame["method"]
+        handler = self.chats.handlers.get(method)
+        try:
+            if handler is None:
+                raise RpcError("unknown_method", f"the daemon serves no {method!r} to browsers")
+            reply = protocol.response(frame["id"], await handler(browser.instance_id, dict(frame.get("params") or {})))
+        except RpcError as err:
+            reply = protocol.error_response(frame["id"], err)
+        except Exception as exc:
+            log.exception("browser request %s failed", method)
+            reply = protocol.error_response(frame["id"], RpcError("protocol_error", f"daemon error: {exc}"))
+        browser.channel.post(reply)
+        self._update_idle()
+
+    def _post(self, browser_id: str, frame: dict[str, Any]) -> None:
+        browser = self.browsers.get(browser_id)
+        if browser is not None:
+            browser.channel.post(frame)
+
+    async def _ensure_panel_session(self, meta: Meta) -> None:
+        """Make the conversation's browser (and our table) know its panel session, bound to its tab."""
+        browser = self.browsers.get(meta.browser)
+        if browser is None:
+            raise RpcError("no_browser_connected", "the panel's browser is not connected", "browser_disconnected")
+        session = self.sessions.get(meta.session_id)
+        if session is None or session.browser_id != meta.browser:
+            self.sessions.remove(meta.session_id)
+            session = self.sessions.add(Session(meta.session_id, meta.browser, kind="panel"))
+        session.resume()
+        result = await browser.channel.call(
+            "tool.session_start",
+            {
+                "session_id": meta.session_id,
+                "kind": "panel",
+                "tab_id": meta.tab_id,
+                "window_id": meta.window_id,
+                "timeout_ms": 10000,
+            },
+            10.0,
+        )
+        if isinstance(result, dict) and isinstance(result.get("window_id"), int):
+            session.window_id = result["window_id"]
+        session.touch()
+        self._notify()
+
+    def _end_panel_session(self, session_id: str) -> None:
+        session = self.sessions.remove(session_id)
+        if session is None:
+            return
+        self._notify()
+        browser = self.browsers.get(session.browser_id)
+        if browser is not None:
+            self._spawn_background(self._tell_session_stop(browser, session_id))
+
+    @staticmethod
+    async def _tell_session_stop(browser: Browser, session_id: str) -> None:
+        with contextlib.suppress(RpcError):
+            await browser.channel.call("tool.session_stop", {"session_id": session_id, "timeout_ms": 5000}, 5.0)
+
+    def _interrupt_session(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.interrupt()
 
     def _check_browser_of(self, session: Session, query: Any) -> None:
         """``--browser`` names a connected browser, and the one the session lives in."""

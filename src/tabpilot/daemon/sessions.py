@@ -50,6 +50,8 @@ class Session:
     created_at: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.monotonic)
     window_id: int | None = None
+    # "agent": its own Agent Window; "panel": the person's tab, while its side-panel turn runs.
+    kind: str = "agent"
     offline_since: float | None = None
     queue: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0
@@ -89,6 +91,7 @@ class Session:
             "pending": self.waiting,
             "online": self.offline_since is None,
             "paused": self.paused,
+            "kind": self.kind,
         }
 
 

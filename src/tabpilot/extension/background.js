@@ -21,11 +21,15 @@ import { createNetworkLog } from "./browser/network-log.js";
 import { createNetworkRoutes } from "./browser/network-routes.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
+import { registerPanelBridge } from "./person/panel-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
 import { browserInfo } from "./link/browser-info.js";
 import { createOverlay } from "./person/overlay.js";
 import { createNotify } from "./person/notify.js";
 import { wireStop } from "./person/stop.js";
+import { createPanelBridge } from "./panel/bridge.js";
+import { createAttachments } from "./panel/attachments.js";
+import { registerPanelOpeners } from "./panel/opener.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -133,12 +137,24 @@ const connection = createConnection({
   browser: browserInfo(navigator),
 });
 
+const panel = createPanelBridge({
+  runtime: chrome.runtime,
+  connection,
+  tabs: chrome.tabs,
+  storage: chrome.storage.session,
+  admit: (tab) => sites.admit(tab, { frames: false }),
+  attachments: createAttachments({ snapshots, cdp }),
+});
+registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
+
 registerKeepalive(chrome.alarms, () => connection.ensureConnected());
 registerPopupBridge(
   chrome.runtime,
   connection,
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
+  panel,
 );
+registerPanelBridge(chrome.runtime, connection);
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());
 

@@ -335,3 +335,26 @@ test("a request sent right after the authenticate reply is served, even while a 
   await waitFor(() => sockets[0].sent.some((f) => f.id === "d-1"), "the ping answered");
   assert.deepEqual(sockets[0].sent.find((f) => f.id === "d-1"), { id: "d-1", result: {} });
 });
+
+test("the side panel's requests go to the daemon only once authenticated; its chat events come back", async () => {
+  const daemon = fakeDaemon();
+  const answer = daemon.answer.bind(daemon);
+  daemon.answer = async (ws, frame) => {
+    if (frame.method === "chat.list") {
+      daemon.log.push(frame);
+      ws.receive({ event: "chat.event", payload: { conversation_id: "c-1", seq: 1, kind: "user" } });
+      ws.receive({ event: "tool.unknown", payload: {} });
+      return ws.receive({ id: frame.id, result: { conversations: [] } });
+    }
+    return answer(ws, frame);
+  };
+  const { connection, connect } = setup({ stored: { [KEYS.secret]: SECRET }, daemon });
+  await assert.rejects(connection.request("chat.list", {}), { code: "daemon_unreachable" });
+  await connect();
+  const seen = [];
+  connection.onEvent((name, payload) => seen.push([name, payload.seq]));
+  await assert.rejects(connection.request("tool.click", {}), { code: "unknown_method" });
+  assert.deepEqual(await connection.request("chat.list", {}), { conversations: [] });
+  assert.deepEqual(seen, [["chat.event", 1]]);
+  assert.ok(daemon.log.some((f) => f.method === "chat.list" && f.id.startsWith("x-")));
+});

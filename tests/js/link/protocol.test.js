@@ -14,7 +14,15 @@ test("constants match the Python twin", () => {
   assert.deepEqual([...protocol.REASONS].sort(), vectors.reasons);
   assert.deepEqual([...protocol.EXTENSION_METHODS].sort(), vectors.extension_methods);
   assert.deepEqual([...protocol.EXTENSION_EVENTS].sort(), vectors.extension_events);
+  assert.deepEqual([...protocol.PANEL_METHODS].sort(), vectors.panel_methods);
+  assert.deepEqual([...protocol.DAEMON_EVENTS].sort(), vectors.daemon_events);
+  assert.deepEqual([...protocol.CHAT_EVENT_KINDS], vectors.chat_event_kinds);
+  assert.equal(protocol.PANEL_SESSION_PREFIX, vectors.panel_session_prefix);
   assert.deepEqual([...protocol.WAIT_UNTIL], vectors.wait_until);
+  assert.deepEqual([...protocol.PANEL_METHODS].sort(), vectors.panel_methods);
+  assert.deepEqual([...protocol.DAEMON_EVENTS].sort(), vectors.daemon_events);
+  assert.deepEqual([...protocol.CHAT_EVENT_KINDS], vectors.chat_event_kinds);
+  assert.equal(protocol.PANEL_SESSION_PREFIX, vectors.panel_session_prefix);
 });
 
 test("protocol major parsing", () => {

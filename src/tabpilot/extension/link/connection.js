@@ -8,6 +8,9 @@ import {
   EXTENSION_CLIENT,
   HANDSHAKE_METHOD,
   AUTHENTICATE_METHOD,
+  PANEL_METHODS,
+  DAEMON_EVENTS,
+  RpcError,
   classify,
   compatibilityVerdict,
   event as eventFrame,
@@ -94,6 +97,8 @@ export function createConnection({
   let silenceTimer = null;
   /** @type {Set<() => void>} */
   const listeners = new Set();
+  /** @type {Set<(name: string, payload: Record<string, any>) => void>} */
+  const eventListeners = new Set();
 
   function notify() {
     for (const fn of [...listeners]) fn();
@@ -137,7 +142,7 @@ export function createConnection({
       pending.set(id, { resolve, reject });
       if (!transport.send(request(id, method, params))) {
         pending.delete(id);
-        reject(new Error("the socket closed during the handshake"));
+        reject(new Error("the socket to the daemon closed"));
       }
     });
   }
@@ -286,6 +291,11 @@ export function createConnection({
       else waiter.resolve(f.result);
       return;
     }
+    if (kind === "event") {
+      const f = /** @type {{event: string, payload?: Record<string, any>}} */ (frame);
+      if (authenticated && DAEMON_EVENTS.has(f.event)) for (const fn of [...eventListeners]) fn(f.event, f.payload ?? {});
+      return;
+    }
     if (kind === "request") {
       const gen = generation;
       // Answers go only to the socket the request came on: ids are unique per connection.
@@ -301,7 +311,7 @@ export function createConnection({
     daemonVersion = null;
     timers.clearTimeout(silenceTimer);
     dispatcher.setAuthenticated(false);
-    for (const waiter of pending.values()) waiter.reject(new Error("the socket closed during the handshake"));
+    for (const waiter of pending.values()) waiter.reject(new Error("the socket to the daemon closed"));
     pending.clear();
     if (state === "connecting" || state === "connected" || state === "version_skew") setState("disconnected");
   }
@@ -362,6 +372,24 @@ export function createConnection({
       await config.setLabel(label);
       await reload();
       if (authenticated) transport.send(eventFrame("browser.label_changed", { label }));
+    },
+
+    /**
+     * Ask the daemon one of the side panel's methods (agent.list, chat.*); only once authenticated.
+     * @param {string} method @param {Record<string, unknown>} params
+     */
+    request(method, params) {
+      if (!PANEL_METHODS.has(method)) return Promise.reject(new RpcError("unknown_method", `the daemon serves no ${method} to the panel`));
+      if (!authenticated) {
+        return Promise.reject(new RpcError("daemon_unreachable", "tabpilot's daemon is not connected", "daemon_not_running", { hint: "Start it with `tabpilot daemon start`, and pair this browser." }));
+      }
+      return call(method, params, "x");
+    },
+
+    /** Events the daemon pushes (chat.event). @param {(name: string, payload: Record<string, any>) => void} fn @returns {() => void} */
+    onEvent(fn) {
+      eventListeners.add(fn);
+      return () => eventListeners.delete(fn);
     },
 
     /** Push an event to the daemon; dropped when not authenticated (the next handshake resyncs). */

@@ -100,6 +100,14 @@ export const REASONS = Object.freeze(
     "pairing_throttled",
     "pairing_expired",
     "bad_proof",
+    "agent_missing",
+    "agent_unusable",
+    "agent_unsafe",
+    "run_in_progress",
+    "run_limit",
+    "session_inactive",
+    "unknown_conversation",
+    "unknown_workspace",
   ]),
 );
 
@@ -158,8 +166,30 @@ export const EXTENSION_METHODS = Object.freeze(
 export const HANDSHAKE_METHOD = "system.handshake";
 export const AUTHENTICATE_METHOD = "system.authenticate";
 export const EXTENSION_EVENTS = Object.freeze(
-  new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed"]),
+  new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed", "chat.tab_closed"]),
 );
+
+/** Methods the daemon serves to this extension once authenticated (the side panel's). */
+export const PANEL_METHODS = Object.freeze(
+  new Set(["agent.list", "chat.start", "chat.send", "chat.attach", "chat.detach", "chat.stop", "chat.list", "chat.get", "chat.delete"]),
+);
+/** Events the daemon pushes to the extension. */
+export const DAEMON_EVENTS = Object.freeze(new Set(["chat.event"]));
+/** What a chat.event's `kind` may be. */
+export const CHAT_EVENT_KINDS = Object.freeze([
+  "user",
+  "turn_start",
+  "session",
+  "text",
+  "tool",
+  "tool_result",
+  "permission",
+  "permission_end",
+  "error",
+  "turn_end",
+]);
+/** Panel session ids start with this: such a session acts on the person's own tab, in place. */
+export const PANEL_SESSION_PREFIX = "p-";
 export const WAIT_UNTIL = Object.freeze(["commit", "domcontentloaded", "load", "networkidle"]);
 
 /** An error that crosses the wire as {code, message, data}. Thrown inside, sent as a value. */

@@ -27,6 +27,8 @@ const MAX_CLOSED_DEPTH = 4;
 const GROUP = "tabpilot-snapshot";
 /** The world listeners are read from (not the agent's). */
 const LISTENER_WORLD = "tabpilot-listeners";
+/** In that world: the document the first time it is asked for, null after. */
+const FIRST_TIME = "(() => { const key = Symbol.for('tabpilot.listened'); if (document[key]) return null; document[key] = true; return document; })()";
 
 /**
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
@@ -223,6 +225,8 @@ export function createSnapshots({ frames, refs, tabs }) {
   const last = new Map();
   tabs?.onRemoved.addListener((tabId) => last.delete(tabId));
   const ctx = { frames, refs };
+  /** The agent worlds whose documents' listeners were read. @type {Set<string>} */
+  const told = new Set();
 
   /**
    * Runs one agent call that may give out refs in `frame`, and books them to that frame.
@@ -238,14 +242,21 @@ export function createSnapshots({ frames, refs, tabs }) {
 
   /**
    * Tells the frame's agent which elements have click listeners (only CDP sees the page's own
-   * listeners): one DOMDebugger call for the whole document, and a resolve for each element not told yet.
+   * listeners): one DOMDebugger call for the whole document, the first time it is snapshotted, and a
+   * resolve for each element.
    * @param {FrameHandle} frame
    */
   async function listen(frame) {
+    // One agent world per document: a world already told needs nothing more.
+    const world = `${frame.tabId}|${frame.sessionId ?? ""}|${frame.frameId}|${await frames.agentWorld(frame)}`;
+    if (told.has(world)) return;
+    told.add(world);
+    if (told.size > 512) told.delete(/** @type {string} */ (told.values().next().value));
     // Asked from a world of its own: getEventListeners with a depth makes wrappers for the nodes it
-    // visits, and in the agent's world that has been seen to leave two wrappers for one node.
+    // visits, and in the agent's world that has been seen to leave two wrappers for one node. Once per
+    // document: after three such calls in a document, its renderer was seen to hang at the next navigation.
     const { executionContextId } = await frames.send(frame, "Page.createIsolatedWorld", { frameId: frame.frameId, worldName: LISTENER_WORLD });
-    const { result: doc } = await frames.send(frame, "Runtime.evaluate", { expression: "document", contextId: executionContextId });
+    const { result: doc } = await frames.send(frame, "Runtime.evaluate", { expression: FIRST_TIME, contextId: executionContextId });
     if (!doc?.objectId) return;
     let listeners = [];
     try {
@@ -267,7 +278,8 @@ export function createSnapshots({ frames, refs, tabs }) {
     );
     try {
       const agent = await frames.evaluate(frame, AGENT, { returnByValue: false });
-      const args = [fresh, ...objects.map((id) => (id ? objectArg(id) : null))];
+      objects.push(agent.objectId);
+      const args = [fresh, ...objects.slice(0, -1).map((id) => (id ? objectArg(id) : null))];
       await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
     } finally {
       for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});

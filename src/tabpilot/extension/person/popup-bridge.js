@@ -1,6 +1,7 @@
 // @ts-check
 // The service-worker end of the popup's port: pushes status snapshots (the connection and the live
-// sessions), applies the person's changes and choices (Stop, Resume, show a session's window, Stop all).
+// sessions, and the side panel's conversations), applies the person's changes and choices (Stop, Resume,
+// show a session's window, stop a conversation, Stop all: sessions and conversations alike).
 import { normalizeCode } from "../link/auth.js";
 import { isValidPort } from "../link/config.js";
 
@@ -22,6 +23,12 @@ const CODE_LENGTH = 8;
  *   onChange(fn: () => void): () => void,
  *   act(action: "stop" | "resume" | "show" | "stop_all", sessionId?: unknown): Promise<void>,
  * }} SessionBoard
+ * @typedef {{
+ *   conversations(): Promise<unknown[]>,
+ *   onChange(fn: () => void): () => void,
+ *   stop(conversationId: string): Promise<unknown>,
+ *   stopAll(): Promise<void>,
+ * }} PanelBoard
  */
 
 /** Popup message kind → what it does to a session (state/session-board.js). */
@@ -32,9 +39,15 @@ const SESSION_ACTIONS = Object.freeze({ stop_session: "stop", resume_session: "r
  * @param {ConnectionLike} connection
  * @param {any} message
  * @param {SessionBoard} [board]
+ * @param {PanelBoard} [panel]
  */
-export async function applyPopupMessage(connection, message, board) {
+export async function applyPopupMessage(connection, message, board, panel) {
   const value = message?.value;
+  if (message?.kind === "stop_all") await panel?.stopAll();
+  if (message?.kind === "stop_conversation") {
+    if (typeof value === "string") await panel?.stop(value);
+    return;
+  }
   const action = Object.hasOwn(SESSION_ACTIONS, message?.kind) ? SESSION_ACTIONS[/** @type {keyof SESSION_ACTIONS} */ (message.kind)] : null;
   if (action !== null && board) {
     await board.act(action, value);
@@ -63,8 +76,9 @@ export async function applyPopupMessage(connection, message, board) {
  * @param {{getURL(path: string): string, onConnect: {addListener(fn: (port: any) => void): void}}} runtime
  * @param {ConnectionLike} connection
  * @param {SessionBoard} board
+ * @param {PanelBoard} [panel]
  */
-export function registerPopupBridge(runtime, connection, board) {
+export function registerPopupBridge(runtime, connection, board, panel) {
   runtime.onConnect.addListener((port) => {
     // Only our own pages (the popup, or popup.html opened in a tab), never a web page's script.
     if (port.name !== PORT_NAME || !port.sender?.url?.startsWith(runtime.getURL(""))) return;
@@ -73,15 +87,16 @@ export function registerPopupBridge(runtime, connection, board) {
     const push = () => {
       pushed = pushed.then(async () => {
         try {
-          port.postMessage({ ...connection.status(), sessions: await board.describe() });
+          const [sessions, conversations] = await Promise.all([board.describe(), panel?.conversations()]);
+          port.postMessage({ ...connection.status(), sessions, ...(panel ? { conversations } : {}) });
         } catch {
           // the popup closed between the change and the push
         }
       });
     };
-    const unsubscribe = [connection.onChange(push), board.onChange(push)];
+    const unsubscribe = [connection.onChange(push), board.onChange(push), ...(panel ? [panel.onChange(push)] : [])];
     port.onMessage.addListener((message) => {
-      applyPopupMessage(connection, message, board).catch((err) => console.warn("tabpilot: popup change failed", err));
+      applyPopupMessage(connection, message, board, panel).catch((err) => console.warn("tabpilot: popup change failed", err));
     });
     port.onDisconnect.addListener(() => unsubscribe.forEach((off) => off()));
     push();

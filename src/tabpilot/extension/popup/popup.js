@@ -4,6 +4,7 @@
 
 const CODE_LENGTH = 8;
 const CODE_ALPHABET = /^[A-HJ-NP-Z2-9]+$/;
+const CONVERSATIONS_SHOWN = 5;
 
 const STATE_TEXT = {
   connected: "Connected",
@@ -60,7 +61,11 @@ function render(s) {
   $("extension-version").textContent = s.extensionVersion || "—";
   $("daemon-version").textContent = s.daemonVersion || "—";
   $("sessions").replaceChildren(...s.sessions.map(sessionItem));
-  $("stop-all").hidden = !s.sessions.some((/** @type {SessionView} */ x) => !x.paused);
+  const conversations = (s.conversations ?? []).slice(0, CONVERSATIONS_SHOWN);
+  $("conversations").replaceChildren(...conversations.map(conversationItem));
+  $("conversations-title").hidden = conversations.length === 0;
+  const running = conversations.some((/** @type {ConversationView} */ c) => c.running);
+  $("stop-all").hidden = !running && !s.sessions.some((/** @type {SessionView} */ x) => !x.paused);
 }
 
 /**
@@ -106,7 +111,48 @@ function sessionItem(x) {
   return li;
 }
 
+/**
+ * One side-panel conversation: its title, its tab's site, and Stop while its turn runs.
+ * @typedef {{conversation_id: string, title: string, url: string, agent: string, running: boolean}} ConversationView
+ * @param {ConversationView} c
+ */
+function conversationItem(c) {
+  const li = document.createElement("li");
+  li.dataset.conversation = c.conversation_id;
+  const about = document.createElement("div");
+  about.className = "about";
+  const name = document.createElement("div");
+  name.className = "name";
+  name.textContent = c.title || "New chat";
+  const where = document.createElement("div");
+  where.className = "tab";
+  let host = "";
+  try {
+    host = new URL(c.url).host;
+  } catch {
+    host = "";
+  }
+  where.textContent = [c.agent, host, c.running ? "running" : ""].filter(Boolean).join(" · ");
+  about.append(name, where);
+  li.append(about);
+  if (c.running) li.append(button("Stop", "stop", () => send("stop_conversation", c.conversation_id)));
+  return li;
+}
+
 $("stop-all").addEventListener("click", () => send("stop_all", null));
+
+// Known before any click: the side panel opens only inside the click's own turn (no await first).
+/** @type {number | undefined} */
+let windowId;
+chrome.windows.getCurrent().then((w) => (windowId = w.id));
+$("open-panel").addEventListener("click", () => {
+  if (windowId === undefined) return;
+  chrome.sidePanel.open({ windowId }).then(
+    // The popup has done its job; popup.html opened in a tab stays.
+    async () => (await chrome.tabs.getCurrent()) === undefined && window.close(),
+    (err) => showText($("last-error"), String(err?.message ?? err)),
+  );
+});
 
 port.onMessage.addListener(render);
 

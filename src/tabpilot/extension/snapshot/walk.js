@@ -448,10 +448,21 @@ export function walkDocument(root, opts, store) {
     return els.push(el) - 1;
   }
 
-  /** Does a clickable hold two or more boxes with content (items of a list or a menu)? @param {Element} el */
+  /** Does `root` hold more than `max` elements? Counts no further than that. @param {Element | ShadowRoot} root @param {number} max */
+  function more(root, max) {
+    let n = 0;
+    /** @param {Element | ShadowRoot} p @returns {boolean} */
+    const count = (p) => {
+      for (let c = p.firstElementChild; c; c = c.nextElementSibling) if (++n > max || count(c)) return true;
+      return false;
+    };
+    return count(root);
+  }
+  /** Does a clickable hold two or more boxes with content (items of a list or a menu), and not a whole page part? @param {Element} el */
   function groupOfItems(el) {
     let n = 0;
     const parent = /** @type {any} */ (el).shadowRoot || el;
+    if (more(parent, 400)) return false;
     for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
       const d = view.getComputedStyle(c).display;
       if (d === "none" || d === "inline" || d === "contents") continue;
@@ -540,8 +551,12 @@ export function walkDocument(root, opts, store) {
     parentCursor = cursor;
     const fromSplit = split0 === parent0;
     parentSeq = ++seq;
-    const own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
-    if (own) heard = true;
+    let own = el.hasAttribute("onclick") || (listened !== undefined && listened.has(el));
+    if (own) {
+      heard = true;
+      // a listener on a large part of the page delegates for what is inside, it is no target itself
+      if (more(el, 60)) own = false;
+    }
 
     try {
       if (tag === "br") {

@@ -1,6 +1,9 @@
 // @ts-check
 // Sessions and their Agent Windows. One window per session; a tab belongs to a session when it is
 // in that window (or in its set of extra tabs, e.g. a popup that could not be moved in).
+// A panel session (a side-panel conversation) has no window of its own: it acts on the person's
+// tab in place (its anchor) and on the tabs it opens from there; consent is the person typing in
+// the panel on that tab. The daemon serves it only while the conversation's turn runs.
 // The table lives in chrome.storage.session so a restarted service worker re-adopts its windows.
 import { RpcError } from "../link/protocol.js";
 import { readSaved } from "./saved.js";
@@ -9,7 +12,8 @@ export const STORAGE_KEY = "tp_sessions";
 export const AGENT_WINDOW = Object.freeze({ url: "about:blank", focused: false, type: "normal", width: 1280, height: 800 });
 
 /**
- * @typedef {{windowId: number, createdAt: number, extraTabs: Set<number>}} Session
+ * @typedef {{windowId: number, createdAt: number, extraTabs: Set<number>, panel?: {anchorTabId: number, currentTabId: number}}} Session
+ *   panel: set for a panel session; windowId is then the anchor tab's window (the person's)
  * @typedef {{id?: number, windowId?: number, active?: boolean, url?: string, pendingUrl?: string, title?: string, status?: string, openerTabId?: number}} Tab
  * @typedef {{addListener(fn: (...args: any[]) => void): void}} ChromeEvent
  * @typedef {{
@@ -101,19 +105,31 @@ export function createSessionManager({
     for (const [id, entry] of Object.entries(stored)) {
       const windowId = entry?.windowId;
       if (!Number.isInteger(windowId)) continue;
-      const alive = await windows.get(windowId).then(() => true, () => false);
+      const anchor = entry.panel?.anchorTabId;
+      const alive = Number.isInteger(anchor)
+        ? await tabs.get(anchor).then(() => true, () => false)
+        : await windows.get(windowId).then(() => true, () => false);
       if (!alive) continue;
       const extraTabs = new Set(Array.isArray(entry.extraTabIds) ? entry.extraTabIds.filter(Number.isInteger) : []);
-      sessions.set(id, { windowId, createdAt: Number(entry.createdAt) || now(), extraTabs });
+      /** @type {Session} */
+      const session = { windowId, createdAt: Number(entry.createdAt) || now(), extraTabs };
+      if (Number.isInteger(anchor)) {
+        const current = entry.panel.currentTabId;
+        session.panel = { anchorTabId: anchor, currentTabId: Number.isInteger(current) ? current : anchor };
+      }
+      sessions.set(id, session);
     }
     await persist();
     changed();
   }
 
   function persist() {
-    /** @type {Record<string, {windowId: number, createdAt: number, extraTabIds: number[]}>} */
+    /** @type {Record<string, {windowId: number, createdAt: number, extraTabIds: number[], panel?: object}>} */
     const table = {};
-    for (const [id, s] of sessions) table[id] = { windowId: s.windowId, createdAt: s.createdAt, extraTabIds: [...s.extraTabs] };
+    for (const [id, s] of sessions) {
+      table[id] = { windowId: s.windowId, createdAt: s.createdAt, extraTabIds: [...s.extraTabs] };
+      if (s.panel) table[id].panel = { ...s.panel };
+    }
     // Chained so an older snapshot can never land after a newer one.
     writes = writes
       .then(() => storage.set({ [STORAGE_KEY]: table }))
@@ -127,15 +143,19 @@ export function createSessionManager({
 
   /** @param {number} windowId */
   function sessionOfWindow(windowId) {
-    for (const [id, s] of sessions) if (s.windowId === windowId) return /** @type {const} */ ([id, s]);
+    for (const [id, s] of sessions) if (!s.panel && s.windowId === windowId) return /** @type {const} */ ([id, s]);
     return null;
+  }
+
+  /** @param {Session} s @param {Tab} tab */
+  function holds(s, tab) {
+    if (tab.id !== undefined && (s.extraTabs.has(tab.id) || s.panel?.anchorTabId === tab.id)) return true;
+    return !s.panel && s.windowId === tab.windowId;
   }
 
   /** @param {Tab} tab */
   function sessionOfTab(tab) {
-    for (const [id, s] of sessions) {
-      if (s.windowId === tab.windowId || (tab.id !== undefined && s.extraTabs.has(tab.id))) return /** @type {const} */ ([id, s]);
-    }
+    for (const [id, s] of sessions) if (holds(s, tab)) return /** @type {const} */ ([id, s]);
     return null;
   }
 
@@ -160,7 +180,14 @@ export function createSessionManager({
     if (sessions.size === 0) return;
     const opener = await tabs.get(tab.openerTabId).catch(() => null);
     const found = opener && sessionOfTab(opener);
-    if (!found || tab.windowId === found[1].windowId) return;
+    if (!found) return;
+    if (found[1].panel) {
+      // Adopted where it opened, in the person's window: the panel's conversation follows it.
+      adoptInPlace(found[1], tab.id, tab.active === true);
+      await persist();
+      return;
+    }
+    if (tab.windowId === found[1].windowId) return;
     try {
       await tabs.move(tab.id, { windowId: found[1].windowId, index: -1 });
     } catch {
@@ -170,11 +197,29 @@ export function createSessionManager({
     }
   }
 
+  /** @param {Session} session @param {number} tabId @param {boolean} current */
+  function adoptInPlace(session, tabId, current) {
+    session.extraTabs.add(tabId);
+    if (current && session.panel) session.panel.currentTabId = tabId;
+  }
+
   /** @param {number} tabId */
   async function onTabRemoved(tabId) {
     await ready;
     let dirty = false;
-    for (const s of sessions.values()) dirty = s.extraTabs.delete(tabId) || dirty;
+    for (const [id, s] of [...sessions]) {
+      if (s.panel?.anchorTabId === tabId) {
+        // Closing the tab ends its conversation's session: the daemon stops the turn.
+        sessions.delete(id);
+        dirty = true;
+        await cdp.detachSession(s.extraTabs).catch(() => {});
+        changed();
+        emit("chat.tab_closed", { session_id: id, tab_id: tabId });
+        continue;
+      }
+      dirty = s.extraTabs.delete(tabId) || dirty;
+      if (s.panel?.currentTabId === tabId) s.panel.currentTabId = s.panel.anchorTabId;
+    }
     if (dirty) await persist();
   }
 
@@ -189,7 +234,9 @@ export function createSessionManager({
   /** @param {string} sessionId @returns {Promise<(Tab & {id: number})[]>} */
   async function sessionTabs(sessionId) {
     const session = await get(sessionId);
-    const inWindow = await tabs.query({ windowId: session.windowId });
+    const inWindow = session.panel
+      ? [await tabs.get(session.panel.anchorTabId).catch(() => null)]
+      : await tabs.query({ windowId: session.windowId });
     const extra = await Promise.all([...session.extraTabs].map((id) => tabs.get(id).catch(() => null)));
     return /** @type {(Tab & {id: number})[]} */ ([...inWindow, ...extra].filter((t) => t && t.id !== undefined));
   }
@@ -202,9 +249,74 @@ export function createSessionManager({
       return [...sessions.keys()];
     },
 
-    /** For the popup: what is open right now. */
+    /** For the popup: the Agent Windows open right now (panel sessions have none). */
     list() {
-      return [...sessions].map(([sessionId, s]) => ({ sessionId, windowId: s.windowId, createdAt: s.createdAt }));
+      return [...sessions]
+        .filter(([, s]) => !s.panel)
+        .map(([sessionId, s]) => ({ sessionId, windowId: s.windowId, createdAt: s.createdAt }));
+    },
+
+    /** @param {string} sessionId */
+    async isPanel(sessionId) {
+      return Boolean((await get(sessionId)).panel);
+    },
+
+    /**
+     * A tab the session opened joins it where it is (panel sessions: nothing moves), and with
+     * `current` becomes the tab its tools act on.
+     * @param {string} sessionId @param {number} tabId @param {{current?: boolean}} [options]
+     */
+    async adopt(sessionId, tabId, { current = false } = {}) {
+      const session = await get(sessionId);
+      if (!session.panel) return;
+      adoptInPlace(session, tabId, current);
+      await persist();
+    },
+
+    /** Make one of a panel session's tabs the one its tools act on. @param {string} sessionId @param {number} tabId */
+    async select(sessionId, tabId) {
+      const session = await get(sessionId);
+      if (session.panel) {
+        session.panel.currentTabId = tabId;
+        await persist();
+      }
+    },
+
+    /**
+     * Bind a panel session to the person's tab (again: the daemon calls this at every turn). The
+     * tab must exist and be on a site the agent may use.
+     * @param {string} sessionId @param {number} tabId
+     */
+    async startPanel(sessionId, tabId) {
+      await ready;
+      const existing = sessions.get(sessionId);
+      if (existing && !existing.panel) {
+        throw new RpcError("invalid_params", `session ${sessionId} is already open`, "session_exists");
+      }
+      const tab = await tabs.get(tabId).catch(() => null);
+      if (!tab || tab.id === undefined) {
+        throw new RpcError("not_found", `there is no tab ${tabId}`, "tab_closed", { tab_id: tabId });
+      }
+      await admit(/** @type {Tab & {id: number}} */ (tab), { frames: false });
+      const owner = sessionOfTab(tab);
+      if (owner && owner[0] !== sessionId) {
+        throw new RpcError("permission_denied", `tab ${tabId} belongs to session ${owner[0]}`, "borrow_conflict", { tab_id: tabId });
+      }
+      if (existing?.panel) {
+        existing.panel.anchorTabId = tabId;
+        if (!existing.extraTabs.has(existing.panel.currentTabId)) existing.panel.currentTabId = tabId;
+        existing.windowId = /** @type {number} */ (tab.windowId);
+      } else {
+        sessions.set(sessionId, {
+          windowId: /** @type {number} */ (tab.windowId),
+          createdAt: now(),
+          extraTabs: new Set(),
+          panel: { anchorTabId: tabId, currentTabId: tabId },
+        });
+      }
+      await persist();
+      changed();
+      return { window_id: tab.windowId ?? null, tab_id: tabId, kind: "panel" };
     },
 
     /** @param {() => void} fn @returns {() => void} */
@@ -255,7 +367,8 @@ export function createSessionManager({
       }
     },
 
-    /** Detach the debugger from the session's tabs and close its window. @param {string} sessionId */
+    /** Detach the debugger from the session's tabs and close its window (a panel session's tabs
+     * are the person's: they stay open). @param {string} sessionId */
     async stop(sessionId) {
       const session = await get(sessionId);
       const tabIds = (await sessionTabs(sessionId)).map((t) => t.id);
@@ -265,7 +378,7 @@ export function createSessionManager({
       changed();
       await beforeStop(tabIds, sessionId).catch((err) => log.warn(`tabpilot: cleaning up session ${sessionId} failed`, err));
       await cdp.detachSession(tabIds);
-      await windows.remove(session.windowId).catch(() => {});
+      if (!session.panel) await windows.remove(session.windowId).catch(() => {});
     },
 
     /**
@@ -284,7 +397,10 @@ export function createSessionManager({
       const session = await get(sessionId);
       /** @type {Tab | null} */
       let tab;
-      if (tabId === undefined) {
+      if (tabId === undefined && session.panel) {
+        tab = await tabs.get(session.panel.currentTabId).catch(() => null);
+        if (tab?.id === undefined) throw new RpcError("not_found", `the tab of session ${sessionId} is closed`, "tab_closed");
+      } else if (tabId === undefined) {
         [tab] = await tabs.query({ windowId: session.windowId, active: true });
         if (tab?.id === undefined) {
           throw new RpcError("not_found", `the Agent Window of session ${sessionId} has no active tab`, "unknown_tab");
@@ -292,7 +408,7 @@ export function createSessionManager({
       } else {
         tab = await tabs.get(tabId).catch(() => null);
         if (!tab) throw unknownTab(tabId, sessionId);
-        if (tab.windowId !== session.windowId && !session.extraTabs.has(tabId)) {
+        if (!holds(session, tab)) {
           throw sessionOfTab(tab) ? unknownTab(tabId, sessionId) : outOfScope(tabId, sessionId);
         }
       }

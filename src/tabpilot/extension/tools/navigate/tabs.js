@@ -60,6 +60,8 @@ export async function tabCreate(params, ctx) {
   const timeoutMs = timeoutOf(params);
   // Opened blank and navigated over CDP, so a bad address fails like tool.navigate does.
   const tab = await tabs.create({ windowId: session.windowId, url: "about:blank", active: true });
+  // A panel session's new tab opens beside the person's and joins the conversation there.
+  await sessions.adopt(sessionId, tab.id, { current: true });
   if (signal.aborted) {
     await tabs.remove(tab.id).catch(() => {});
     throw signal.reason;
@@ -95,7 +97,13 @@ export async function tabClose(params, { sessions, tabs, cdp, borrowing }) {
       hint: `Give it back instead: tabpilot tab return ${tab.id}`,
     });
   }
-  if (tab.windowId === session.windowId) {
+  if (session.panel?.anchorTabId === tab.id) {
+    throw new RpcError("invalid_params", `tab ${tab.id} is the person's tab the panel is on: it is not yours to close`, undefined, {
+      tab_id: tab.id,
+      hint: "Close only the tabs you opened.",
+    });
+  }
+  if (!session.panel && tab.windowId === session.windowId) {
     const inWindow = await tabs.query({ windowId: session.windowId });
     // Closing the last tab would close the window and end the session.
     if (inWindow.length <= 1) await tabs.create({ windowId: session.windowId, url: "about:blank", active: true });
@@ -108,7 +116,9 @@ export async function tabClose(params, { sessions, tabs, cdp, borrowing }) {
 
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function tabSelect(params, { sessions, tabs }) {
-  const tab = await sessions.resolveTab(sessionIdOf(params), requireTabId(params), { anyState: true, sites: "address" });
+  const sessionId = sessionIdOf(params);
+  const tab = await sessions.resolveTab(sessionId, requireTabId(params), { anyState: true, sites: "address" });
+  await sessions.select(sessionId, tab.id);
   const updated = await tabs.update(tab.id, { active: true });
   return { tab_id: tab.id, url: urlOf(updated ?? tab), title: (updated ?? tab).title ?? "" };
 }

@@ -1,0 +1,151 @@
+// @ts-check
+// A conversation's events (numbered by the daemon) folded into what the timeline shows: the person's
+// bubbles, the agent's text, a row per tool call, notices. Pure: the page renders what changed.
+// An event at or below the last seq already folded is dropped, so a backlog and live events may overlap.
+import { unfenceMessage } from "../panel/fence.js";
+import { outcomeLine } from "./outcome.js";
+
+/**
+ * @typedef {{type: "user", key: string, text: string, attachments: {kind: string, title: string}[]}} UserItem
+ * @typedef {{type: "text", key: string, turnId: string, text: string, interrupted: boolean}} TextItem
+ * @typedef {{type: "tool", key: string, callId: string, name: string, target: string, source: string,
+ *   status: "running" | "ok" | "failed", summary: string, ms: number | null}} ToolItem
+ * @typedef {{type: "notice", key: string, level: "error" | "stopped" | "interrupted" | "info", text: string}} NoticeItem
+ * @typedef {UserItem | TextItem | ToolItem | NoticeItem} Item
+ * @typedef {{lastSeq: number, running: boolean, turnId: string | null, items: Item[], texts: number}} Timeline
+ */
+
+/** @returns {Timeline} */
+export function emptyTimeline() {
+  return { lastSeq: 0, running: false, turnId: null, items: [], texts: 0 };
+}
+
+/** Keys of the input that name what a tool acts on, most telling first. */
+const TARGET_KEYS = ["target", "ref", "selector", "url", "text", "key", "command", "query", "file_path", "path", "pattern"];
+
+/** The one-line target of a tool call, from its input. @param {unknown} input */
+export function targetOf(input) {
+  if (!input || typeof input !== "object") return "";
+  const record = /** @type {Record<string, unknown>} */ (input);
+  for (const key of TARGET_KEYS) {
+    const value = record[key];
+    if (typeof value === "string" && value !== "") return value.length > 120 ? `${value.slice(0, 119)}…` : value;
+  }
+  return "";
+}
+
+/** What the person reads when a turn ended without finishing. @param {string} reason */
+function interruptedText(reason) {
+  switch (reason) {
+    case "stopped":
+      return "Stopped";
+    case "tab_closed":
+      return "Interrupted: the tab was closed; what the agent had written is kept";
+    case "daemon_restarted":
+    case "daemon_stopped":
+      return "Interrupted: tabpilot's daemon stopped during the turn; what the agent had written is kept";
+    default:
+      return `Interrupted (${reason}): the agent was stopped; what it had written is kept`;
+  }
+}
+
+/**
+ * Fold one event in. Returns the items that were added or changed (to render), or null when the event
+ * was already folded or shows nothing.
+ * @param {Timeline} t @param {any} event
+ * @returns {Item[] | null}
+ */
+export function applyEvent(t, event) {
+  if (!event || typeof event.seq !== "number" || event.seq <= t.lastSeq) return null;
+  t.lastSeq = event.seq;
+  const key = `e${event.seq}`;
+  /** @param {Item} item */
+  const add = (item) => {
+    t.items.push(item);
+    return [item];
+  };
+  switch (event.kind) {
+    case "user": {
+      const { text, attachments } = unfenceMessage(String(event.text ?? ""));
+      return add({ type: "user", key, text, attachments });
+    }
+    case "turn_start":
+      t.running = true;
+      t.turnId = event.turn_id ?? null;
+      return [];
+    case "text": {
+      const delta = String(event.delta ?? "");
+      t.texts++;
+      const last = t.items.at(-1);
+      if (last?.type === "text" && last.turnId === event.turn_id) {
+        last.text += delta;
+        return [last];
+      }
+      return add({ type: "text", key, turnId: event.turn_id, text: delta, interrupted: false });
+    }
+    case "tool":
+      return add({
+        type: "tool",
+        key,
+        callId: String(event.call_id ?? key),
+        name: String(event.name ?? "tool"),
+        target: targetOf(event.input),
+        source: String(event.source ?? "agent"),
+        status: "running",
+        summary: "",
+        ms: null,
+      });
+    case "tool_result": {
+      const row = /** @type {ToolItem | undefined} */ (t.items.findLast((i) => i.type === "tool" && i.callId === event.call_id));
+      if (!row) return null;
+      row.status = event.ok === false || event.is_error === true ? "failed" : "ok";
+      row.summary = outcomeLine(row.name, row.source, event.summary ?? event.output ?? event.content);
+      row.ms = typeof event.ms === "number" ? event.ms : null;
+      return [row];
+    }
+    case "permission":
+      return add({ type: "notice", key, level: "info", text: `The agent asks to use ${event.tool_name ?? event.name ?? "a tool"}` });
+    case "permission_end":
+      return add({ type: "notice", key, level: "info", text: `Not allowed (${event.why ?? event.decision ?? "no answer"})` });
+    case "error":
+      // A warning the agent CLI printed (fatal: false) is shown, quietly.
+      return add({ type: "notice", key, level: event.fatal === false ? "info" : "error", text: `${event.code ?? "error"}: ${event.message ?? ""}` });
+    case "turn_end": {
+      t.running = false;
+      t.turnId = null;
+      /** @type {Item[]} */
+      const changed = [];
+      for (const row of t.items) {
+        if (row.type === "tool" && row.status === "running") {
+          row.status = "failed";
+          row.summary = row.summary || "the turn ended before this call answered";
+          changed.push(row);
+        }
+      }
+      if (!event.interrupted) return changed;
+      const text = /** @type {TextItem | undefined} */ (t.items.findLast((i) => i.type === "text" && i.turnId === event.turn_id));
+      if (text) {
+        text.interrupted = true;
+        changed.push(text);
+      }
+      const reason = String(event.reason ?? "interrupted");
+      t.items.push({ type: "notice", key, level: reason === "stopped" ? "stopped" : "interrupted", text: interruptedText(reason) });
+      changed.push(/** @type {Item} */ (t.items.at(-1)));
+      return changed;
+    }
+    default:
+      return [];
+  }
+}
+
+/** Fold a list of events (a backlog) in; returns whether anything changed. @param {Timeline} t @param {any[]} events */
+export function applyEvents(t, events) {
+  let changed = false;
+  for (const e of events) changed = applyEvent(t, e) !== null || changed;
+  return changed;
+}
+
+/** The agent's whole text so far, every turn, in order (what tests compare with what it sent). @param {Timeline} t */
+export function agentText(t) {
+  return t.items.filter((i) => i.type === "text").map((i) => /** @type {TextItem} */ (i).text).join("");
+}
