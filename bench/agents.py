@@ -56,6 +56,22 @@ async def _mcp(rig: Rig, url: str, samples: int) -> dict[str, object]:
         return {"tools": tools, "timings": timings}
 
 
+def _cap_group_sizes() -> list[Record]:
+    """What each opt-in tool group (`tabpilot mcp --caps GROUP`) adds to tools/list."""
+    from tabpilot.mcp_server import CAPS, tool_specs
+
+    def listed(specs: list) -> list[dict[str, object]]:
+        return [{"name": s.name, "description": s.description, "inputSchema": s.schema} for s in specs]
+
+    default = {s.name for s in tool_specs()}
+    records = []
+    for group in CAPS:
+        added = listed([s for s in tool_specs(frozenset({group})) if s.name not in default])
+        case = f"MCP --caps {group} adds ({len(added)} tools)"
+        records.append(measured(SUITE, case, "tokens", "o200k", [count(json.dumps(added))]))
+    return records
+
+
 INITIALIZE = (
     json.dumps(
         {
@@ -98,7 +114,7 @@ def _mcp_initialize_times(rig: Rig, samples: int) -> list[float]:
 
 
 def run(rig: Rig, samples: int) -> list[Record]:
-    records = [measured(SUITE, "SKILL.md", "tokens", "o200k", [count(SKILL.read_text())])]
+    records = [measured(SUITE, "SKILL.md", "tokens", "o200k", [count(SKILL.read_text())]), *_cap_group_sizes()]
     url = rig.fixture_url("bench-form.html", SESSION)
     rig.start_session(SESSION, url)
     try:

@@ -137,6 +137,30 @@ def forget_stale_service_worker(home: str, profile: str, digest: str) -> bool:
     return stale
 
 
+def set_download_folder(profile: str, folder: str) -> None:
+    """Point the profile's downloads at `folder`, without asking where to save.
+
+    Extensions cannot choose a download folder (chrome.downloads names files relative to the
+    default one), so the managed profile's preferences set it before the browser starts.
+    """
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    prefs_path = os.path.join(profile, "Default", "Preferences")
+    os.makedirs(os.path.dirname(prefs_path), mode=0o700, exist_ok=True)
+    try:
+        with open(prefs_path, encoding="utf-8") as handle:
+            prefs = json.load(handle)
+        if not isinstance(prefs, dict):
+            prefs = {}
+    except (FileNotFoundError, ValueError):
+        prefs = {}
+    download = prefs.get("download") if isinstance(prefs.get("download"), dict) else {}
+    download.update(default_directory=folder, prompt_for_download=False, directory_upgrade=True)
+    prefs["download"] = download
+    prefs["savefile"] = {**(prefs.get("savefile") or {}), "default_directory": folder}
+    with open(prefs_path, "w", encoding="utf-8") as handle:
+        json.dump(prefs, handle)
+
+
 def browser_argv(executable: str, extension_dir: str, profile: str, headless: bool) -> list[str]:
     argv = [
         executable,

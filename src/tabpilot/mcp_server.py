@@ -57,13 +57,25 @@ NOT_TOOLS = {
     "mcp",
     "panel",
 }
+# Opt-in groups (`tabpilot mcp --caps network,pdf`): tools/list is paid on every request, so verbs most
+# tasks never need are listed only for the clients that ask for them.
+CAPS = {
+    "network": ("network",),
+    "storage": ("cookies", "storage", "state"),
+    "emulation": ("emulate",),
+    "pdf": ("pdf",),
+    # A click or open that downloads says so itself; listing and waiting are rarer needs.
+    "downloads": ("downloads",),
+}
+OPT_IN = {verb: group for group, verbs in CAPS.items() for verb in verbs}
 # --tab is left out too: an MCP client borrows a tab or selects one, which makes it current.
 GLOBAL_OPTIONS = {"help", "session", "browser", "json", "tab", "no_boundaries"}
 # Options most tools share get one short wording: tools/list is paid on every request.
 SHARED_HELP = {
-    "timeout": "how long to wait, e.g. 5s or 500ms",
+    "timeout": "wait at most this long, e.g. 5s",
     "snapshot": "append a fresh snapshot",
     "diff": "append what changed since the last snapshot",
+    "out": "write it to this file",
 }
 
 
@@ -171,9 +183,12 @@ def _leaf_parsers(parser: argparse.ArgumentParser, words: list[str]) -> list[tup
     return found
 
 
-def tool_specs() -> list[ToolSpec]:
+def tool_specs(caps: frozenset[str] = frozenset()) -> list[ToolSpec]:
+    """The tools: every verb that is not setup, and the opt-in groups named in ``caps``."""
     specs = []
     for words, help_text, sub in _leaf_parsers(build_parser(), []):
+        if words[0] in OPT_IN and OPT_IN[words[0]] not in caps:
+            continue
         actions = [a for a in sub._actions if a.dest not in GLOBAL_OPTIONS and a.dest != argparse.SUPPRESS]
         actions = [a for a in actions if not isinstance(a, argparse._SubParsersAction)]
         spec = ToolSpec("_".join(w.replace("-", "_") for w in words), words, help_text, actions)
@@ -315,11 +330,17 @@ class McpServer:
     """One MCP connection over a pair of byte streams; each tool call runs in its own thread."""
 
     def __init__(
-        self, session: str | None, browser: str | None, out: IO[bytes], boundaries: bool = True
+        self,
+        session: str | None,
+        browser: str | None,
+        out: IO[bytes],
+        boundaries: bool = True,
+        caps: frozenset[str] = frozenset(),
     ) -> None:
         self.browser = browser
         # Tool texts are the CLI's, so page text in them is fenced the same way unless this is off.
         self.boundaries = boundaries
+        self.caps = caps
         self.keeper = SessionKeeper(session, browser)
         self._out = out
         self._write_lock = threading.Lock()
@@ -334,7 +355,9 @@ class McpServer:
         with self._specs_lock:
             if self._specs is None:
                 self._specs = {
-                    spec.name: spec for spec in tool_specs() if not (self.panel and spec.words[0] == "session")
+                    spec.name: spec
+                    for spec in tool_specs(self.caps)
+                    if not (self.panel and spec.words[0] == "session")
                 }
                 self._words = ToolWords(self._specs)
             return self._specs
@@ -447,20 +470,28 @@ class McpServer:
         return _success_result(spec, outcome)
 
 
-def serve(session: str | None, browser: str | None, boundaries: bool = True) -> None:
+def serve(
+    session: str | None, browser: str | None, boundaries: bool = True, caps: frozenset[str] = frozenset()
+) -> None:
     """Serve MCP over stdin/stdout until the client closes the connection."""
     Parser.raise_errors = True
     # The protocol owns stdout: whatever else prints (a stray print, a warning) goes to stderr.
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr
-    server = McpServer(session, browser, out, boundaries)
+    server = McpServer(session, browser, out, boundaries, caps)
     server.serve(sys.stdin.buffer)
 
 
-def main(session: str | None = None, browser: str | None = None, boundaries: bool = True) -> int:
+def main(
+    session: str | None = None,
+    browser: str | None = None,
+    boundaries: bool = True,
+    caps: frozenset[str] = frozenset(),
+) -> int:
     serve(
         session or os.environ.get("TABPILOT_SESSION") or None,
         browser or os.environ.get("TABPILOT_BROWSER"),
         boundaries,
+        caps,
     )
     return 0

@@ -112,3 +112,8 @@ def browser_dir(base: str | None = None) -> str:
 
 def screenshot_dir(base: str | None = None) -> str:
     return os.path.join(base or home(), "screenshots")
+
+
+def downloads_dir(base: str | None = None) -> str:
+    """Where the managed browser saves downloads, one subfolder per session."""
+    return os.path.join(base or home(), "downloads")

@@ -37,7 +37,9 @@ def free_port() -> int:
 
 class PageHandler(http.server.SimpleHTTPRequestHandler):
     """Serves a directory (tests/pages by default), plus /slow?ms=N (a late response), /status/N,
-    /redirect?to=URL (a 302 there) and /no-framing (a page that refuses to be framed)."""
+    /redirect?to=URL (a 302 there), /no-framing (a page that refuses to be framed), /attachment/NAME?body=TEXT
+    (a download), /login?user=NAME (an HttpOnly session cookie, then /whoami) and /whoami (who that
+    cookie says is signed in)."""
 
     def __init__(self, *args: Any, directory: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, directory=directory or str(PAGES), **kwargs)
@@ -62,6 +64,27 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
         elif url.path == "/no-framing":
             # A page that forbids being framed: the browser shows its error page in the frame instead.
             self._html(200, "<title>Partner</title><p>Partner content</p>", {"X-Frame-Options": "DENY"})
+        elif url.path.startswith("/attachment/"):
+            data = query.get("body", ["attached"])[0].encode()
+            name = url.path.rsplit("/", 1)[1]
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Disposition", f'attachment; filename="{name}"')
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+        elif url.path == "/login":
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(302)
+                self.send_header("Set-Cookie", f"sid={query['user'][0]}-token; HttpOnly; Path=/")
+                self.send_header("Location", "/whoami")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+        elif url.path == "/whoami":
+            jar = dict(p.strip().split("=", 1) for p in (self.headers.get("Cookie") or "").split(";") if "=" in p)
+            who = jar.get("sid", "").removesuffix("-token")
+            self._html(200, f"<title>Who</title><h1 id='who'>{'Signed in as ' + who if who else 'Signed out'}</h1>")
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._html(code, f"<title>Status {code}</title><h1>{code}</h1>")

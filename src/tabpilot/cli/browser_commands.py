@@ -135,6 +135,7 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     launcher.forget_stale_service_worker(
         home, profile, launcher.extension_digest(launcher.extension_source())
     )
+    launcher.set_download_folder(profile, paths.downloads_dir(home))
     log_path = os.path.join(paths.log_dir(home), "browser.log")
     process = launcher.spawn(launcher.browser_argv(executable, extension_dir, profile, headless), log_path)
     launcher.write_state(

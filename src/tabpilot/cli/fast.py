@@ -176,9 +176,7 @@ def _open(pos: list, given: dict) -> Plan:
     params: dict = {"url": url, "wait_until": given.get("--wait-until", "load")}
     if "--allow-file" in given:
         params["allow_file"] = True
-    return Plan(
-        "tool.navigate", params, PAGE_TIMEOUT_S, lambda r, n: render.navigation_line("navigated to", r, n)
-    )
+    return Plan("tool.navigate", params, PAGE_TIMEOUT_S, outcomes.open_line)
 
 
 def _snapshot(pos: list, given: dict) -> Plan:

@@ -55,7 +55,8 @@ the same element while the page lives; use it with click, fill, … and with --r
   tabpilot snapshot -i              only what you can act on, under its headings
   tabpilot snapshot --ref @e40      one element's part of the page (a heading: its section); --ref
                                     takes any target: '#main', 'text="Prices"' work too
-  tabpilot snapshot --out page.txt  the whole page into a file; prints the path and a summary""",
+  tabpilot snapshot --out page.txt  the whole page into a file; prints the path and a summary
+  tabpilot snapshot --diff          only what changed since this tab's last snapshot (- and + lines)""",
     )
     p.add_argument("-i", "--interactive", action="store_true", help="only actionable elements, with context")
     p.add_argument("--viewport", action="store_true", help="only what is on screen now")
@@ -63,6 +64,9 @@ the same element while the page lives; use it with click, fill, … and with --r
         "--ref", metavar="TARGET", type=target, help="only this element's subtree (a heading: its section)"
     )
     p.add_argument("--urls", action="store_true", help="show the URL of every link")
+    p.add_argument(
+        "--diff", action="store_true", help="only what changed since this tab's last snapshot (same options)"
+    )
     _max_tokens_option(p)
     p.add_argument("--out", metavar="FILE", help="write the whole (uncut) snapshot to FILE")
     _timeout_option(p)
@@ -149,7 +153,15 @@ def write_text(path: str, text: str) -> None:
 
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
     out = output_path(args.out) if args.out else None
+    if args.diff and (out or args.ref or args.interactive or args.viewport or args.urls):
+        raise RpcError(
+            "invalid_params",
+            "--diff compares with the last snapshot, taken with its own options",
+            hint="run `tabpilot snapshot` with the options you want first, then `tabpilot snapshot --diff` alone",
+        )
     params: dict[str, Any] = {"mode": "interactive" if args.interactive else "full"}
+    if args.diff:
+        params["diff"] = True
     if args.viewport:
         params["viewport"] = True
     if args.urls:

@@ -1,7 +1,7 @@
 """The text a page verb prints for its result, shared by the full CLI and the hot path (built-ins only)."""
 
 from tabpilot.cli import fastjson
-from tabpilot.cli.render import fence, page_inline, page_quoted, quoted, status_suffix
+from tabpilot.cli.render import fence, navigation_line, page_inline, page_quoted, quoted, status_suffix
 
 # typing is for checkers only (see tabpilot/protocol.py). On the hot path annotations are
 # evaluated (`from __future__ import annotations` would import one more module): Any stands for object.
@@ -58,9 +58,34 @@ def outcome_text(result: dict[str, Any], nonce: str | None = None) -> str:
         if opened.get("current"):
             where += ", now current"
         parts.append(f"opened tab {opened.get('tab_id')} {opened.get('url', '')} ({where})")
+    download = result.get("download")
+    if isinstance(download, dict):
+        parts.append(download_text(download, nonce))
     if isinstance(dialog, dict) and dialog.get("handled") == "open":
         parts.append(dialog_line(dialog, nonce))
     return "".join(f" → {p}" for p in parts)
+
+
+def open_line(result: dict[str, Any], nonce: str | None = None) -> str:
+    """What `open` did: ``navigated to URL (200) "Title"``, or the download the address started."""
+    download = result.get("download")
+    if isinstance(download, dict):
+        return f"opened {download.get('url', '')} → {download_text(download, nonce)}"
+    return navigation_line("navigated to", result, nonce)
+
+
+def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
+    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download (the name is the site's)."""
+    name = page_inline(str(d.get("name") or d.get("url") or "a file"), nonce)
+    state = d.get("state")
+    if state == "complete":
+        size = d.get("bytes")
+        return f"downloaded {name} ({size:,} bytes) to {d.get('path')}" if isinstance(size, int) else f"downloaded {name} to {d.get('path')}"
+    if state == "interrupted":
+        why = "blocked site" if d.get("error") == "BLOCKED_SITE" else str(d.get("error") or "interrupted").lower()
+        return f"download of {name} failed ({why})"
+    where = f" to {d['path']}" if d.get("path") else ""
+    return f"downloading {name}{where} (not finished: tabpilot downloads wait)"
 
 
 def dialog_text(dialog: dict[str, Any], nonce: str | None = None) -> str:

@@ -8,8 +8,8 @@ import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
-from tabpilot.cli.outcomes import eval_text
-from tabpilot.cli.render import navigation_line
+from tabpilot.cli.outcomes import eval_text, open_line
+from tabpilot.cli.render import fence, navigation_line
 from tabpilot.cli.values import Count, target
 from tabpilot.protocol import WAIT_UNTIL, RpcError
 
@@ -87,6 +87,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
+    p.add_argument(
+        "--annotate",
+        action="store_true",
+        help="draw ref boxes and labels; print the legend",
+    )
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
     p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
@@ -102,7 +107,7 @@ def cmd_open(args: argparse.Namespace, ctx: Context) -> int:
     if args.allow_file:
         params["allow_file"] = True
     result = ctx.tool("tool.navigate", params, NAVIGATION_TIMEOUT_S)
-    return ctx.emit(result, navigation_line("navigated to", result, ctx.nonce(result)))
+    return ctx.emit(result, open_line(result, ctx.nonce(result)))
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
@@ -147,6 +152,14 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         params["ref"] = args.ref
     if args.full_page:
         params["full_page"] = True
+    if args.annotate:
+        if args.full_page or args.ref or args.format != "png":
+            raise RpcError(
+                "invalid_params",
+                "--annotate draws on a PNG of the viewport",
+                hint="leave out --full-page, --ref and --format jpeg",
+            )
+        params["annotate"] = True
     result = ctx.tool("tool.screenshot", params)
     data = base64.b64decode(result.pop("data"))
     with open(out, "wb") as handle:
@@ -157,4 +170,7 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         if result.get("cut")
         else ""
     )
-    return ctx.emit(result, out + note)
+    # The labels are the page's words: fenced like every page text.
+    labels = "\n".join(f"{b['ref']} {b['label']}" for b in result.get("legend") or [])
+    legend = f"\n{fence(labels, ctx.nonce(result))}" if labels else "\n(no refs on screen)" if args.annotate else ""
+    return ctx.emit(result, out + note + legend)

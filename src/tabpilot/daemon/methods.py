@@ -36,6 +36,18 @@ PUBLIC_TOOLS = frozenset(
         "tool.type",
         "tool.upload",
         "tool.wait",
+        "tool.downloads_list",
+        "tool.downloads_wait",
+        "tool.network_requests",
+        "tool.network_request",
+        "tool.network_route",
+        "tool.network_unroute",
+        "tool.cookies",
+        "tool.storage",
+        "tool.state_save",
+        "tool.state_load",
+        "tool.emulate",
+        "tool.pdf",
     }
 )
 # Called by the daemon itself, with state only it holds (which session owns which window).

@@ -16,6 +16,9 @@ import { createFrames } from "./browser/frames.js";
 import { createRefs } from "./page/refs.js";
 import { createSnapshots } from "./page/snapshots.js";
 import { createConsoleLog } from "./browser/console-log.js";
+import { createDownloads } from "./browser/downloads.js";
+import { createNetworkLog } from "./browser/network-log.js";
+import { createNetworkRoutes } from "./browser/network-routes.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
 import { registerPanelBridge } from "./person/panel-bridge.js";
@@ -41,9 +44,14 @@ const cdp = createCdp({
   tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
   setupTarget: async (send, tabId) => {
     await sites.intercept(send);
+    await networkLog.enable(send);
     await requests.debugged(tabId);
   },
 });
+const networkLog = createNetworkLog({ cdp, tabs: chrome.tabs });
+/** @param {number} tabId */
+const ownerOfTab = (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null);
+const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.reapply() });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
 const sites = createSiteGuard({
@@ -53,6 +61,7 @@ const sites = createSiteGuard({
   tabs: chrome.tabs,
   frameUrls: createFrameUrls({ cdp, frames }),
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
+  routes: networkRoutes,
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -61,6 +70,18 @@ const consoleLog = createConsoleLog({
   storage: chrome.storage.session,
   tabs: chrome.tabs,
   frameUrl: (tabId, sessionId) => cdp.childSessions(tabId).find((c) => c.sessionId === sessionId)?.url,
+});
+
+/** A managed browser (started by `tabpilot browser launch`), not the person's own profile. */
+const isManaged = () => config.load().then((settings) => settings.managed);
+const downloads = createDownloads({
+  downloadsApi: chrome.downloads,
+  cdp,
+  ownerOfTab,
+  tabsShowing: (url) => chrome.tabs.query({}).then((all) => all.filter((t) => t.url === url && t.id !== undefined).map((t) => /** @type {number} */ (t.id))),
+  isManaged,
+  isBlocked: (url) => sites.isBlocked(url),
+  anySession: () => sessions.listSessionIds().then((ids) => ids.length > 0),
 });
 
 const sessions = createSessionManager({
@@ -72,6 +93,7 @@ const sessions = createSessionManager({
   guard: (tabId) => dialogs.guard(tabId),
   admit: (tab, options) => sites.admit(tab, options),
   beforeStop: async (tabIds, sessionId) => {
+    await networkRoutes.remove(sessionId, null);
     await borrowing.giveBackAll(sessionId);
     await dialogs.dismissAll(tabIds);
   },
@@ -94,7 +116,7 @@ const borrowing = createBorrowing({
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, overlay, notify, sites, borrowing },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

@@ -16,6 +16,10 @@ import { describePage } from "./page-info.js";
 const NEW_TAB_WAIT_MS = 3000;
 /** How often the waits look again when no event woke them. */
 const POLL_MS = 25;
+/** How long an action's outcome waits for the download it started to finish (`downloads wait` waits on). */
+const DOWNLOAD_WAIT_MS = 5000;
+/** How long a navigation that ended without a page, or a click on `<a download>`, gets to announce its download. */
+const DOWNLOAD_START_MS = 800;
 /** The least time a page gets to take an input, whatever is left of the action's timeout. */
 const INPUT_GRACE_MS = 1000;
 /** The page's round trip after the action (bounded: a page stuck in a script does not answer). */
@@ -31,7 +35,7 @@ const FLUSH = { channel: "0", tasks: "new Promise((resolve) => setTimeout(resolv
  * @typedef {{url: string, title: string, status: number | null, same_document: boolean, committed: boolean}} Navigated
  * @typedef {{tab_id: number, url: string, kept: boolean, current: boolean}} OpenedTab
  * @typedef {{type: string, message: string, default_prompt: string, handled: string}} DialogSeen
- * @typedef {{navigated?: Navigated, opened_tab?: OpenedTab, dialog?: DialogSeen}} Outcome
+ * @typedef {{navigated?: Navigated, opened_tab?: OpenedTab, dialog?: DialogSeen, download?: import("./downloads.js").Download}} Outcome
  */
 
 /** @param {number} ms */
@@ -74,6 +78,9 @@ export async function watchOutcome(ctx, tabId, sessionId) {
   const windowOpens = [];
   /** @type {{id?: number, url?: string, pendingUrl?: string}[]} */
   const createdTabs = [];
+  /** The page announced a download (a link to an attachment, `<a download>`). */
+  let downloadBegan = false;
+  const downloadCursor = ctx.downloads?.cursor() ?? 0;
   /** @type {() => void} */
   let wake = () => {};
 
@@ -90,6 +97,8 @@ export async function watchOutcome(ctx, tabId, sessionId) {
       } else {
         windowOpens.push(params.url);
       }
+    } else if (method === "Page.downloadWillBegin") {
+      downloadBegan = true;
     } else if (method === "Page.windowOpen") {
       windowOpens.push(params.url);
     } else if (method === "Page.frameStartedNavigating" && main && params.navigationType === "differentDocument") {
@@ -198,11 +207,12 @@ export async function watchOutcome(ctx, tabId, sessionId) {
      * Wait for the action and what it set off, within the action's deadline.
      * @template T
      * @param {Promise<T>} action the input (or script) that acts
-     * @param {{deadline: number, signal?: AbortSignal, after?: "channel" | "tasks"}} options
-     *   after: "tasks" when the page goes on by itself after the action (a dialog answered)
+     * @param {{deadline: number, signal?: AbortSignal, after?: "channel" | "tasks", mayDownload?: boolean}} options
+     *   after: "tasks" when the page goes on by itself after the action (a dialog answered);
+     *   mayDownload: the action may start a download without a navigation (a click on `<a download>`)
      * @returns {Promise<{value: T | undefined, outcome: Outcome}>}
      */
-    async settle(action, { deadline, signal, after = "channel" }) {
+    async settle(action, { deadline, signal, after = "channel", mayDownload = false }) {
       try {
         /** @type {Outcome} */
         const outcome = {};
@@ -239,6 +249,18 @@ export async function watchOutcome(ctx, tabId, sessionId) {
         if (windowOpens.length > 0 || createdTabs.length > 0) {
           const opened = await openedTab(Math.max(0, deadline - Date.now()), signal);
           if (opened) outcome.opened_tab = opened;
+        }
+        // The browser announces a download only after the navigation it ends (or the click) is over.
+        const uncommitted = outcome.navigated !== undefined && !outcome.navigated.committed;
+        if (!downloadBegan && ctx.downloads && (uncommitted || (mayDownload && !outcome.navigated && !outcome.opened_tab && !outcome.dialog))) {
+          await until(() => downloadBegan, Math.min(DOWNLOAD_START_MS, Math.max(0, deadline - Date.now())), signal);
+        }
+        if (downloadBegan && ctx.downloads) {
+          const wait = Math.min(DOWNLOAD_WAIT_MS, Math.max(0, deadline - Date.now()));
+          const download = await ctx.downloads.wait(sessionId, { after: downloadCursor, ms: wait, tabId, signal });
+          if (download) outcome.download = download;
+          // The navigation that turned into this download never commits: the download is what happened.
+          if (download && outcome.navigated && !outcome.navigated.committed) delete outcome.navigated;
         }
         return { value: raced.value, outcome };
       } finally {

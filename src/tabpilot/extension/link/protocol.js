@@ -149,6 +149,18 @@ export const EXTENSION_METHODS = Object.freeze(
     "tool.upload",
     "tool.wait",
     "tool.dialog",
+    "tool.downloads_list",
+    "tool.downloads_wait",
+    "tool.network_requests",
+    "tool.network_request",
+    "tool.network_route",
+    "tool.network_unroute",
+    "tool.cookies",
+    "tool.storage",
+    "tool.state_save",
+    "tool.state_load",
+    "tool.emulate",
+    "tool.pdf",
   ]),
 );
 

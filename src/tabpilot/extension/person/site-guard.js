@@ -72,10 +72,13 @@ export function interceptPatterns(storedValue) {
  *   tabs: {get(tabId: number): Promise<TabLike>, remove(tabId: number): Promise<void>},
  *   frameUrls: {of(tabId: number): Promise<string[]>, knownOf(tabId: number): string[]},
  *   mainFrameId: (tabId: number) => Promise<string>,
+ *   routes?: {patterns(): {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any): Promise<[string, object] | null>},
  *   log?: Pick<Console, "warn">,
  * }} deps
+ *   routes: the agent's network routes, asked about every caught request that is not blocked (the
+ *   guard owns the Fetch domain, so it catches their patterns too)
  */
-export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, mainFrameId, log = console }) {
+export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, mainFrameId, routes, log = console }) {
   /** @type {Promise<unknown> | null} */
   let cached = null;
   /** Counts pages kept from going to a blocked site; `pageRefusals` holds the count at each tab's latest. */
@@ -129,10 +132,11 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
       log.warn("tabpilot: cannot check a request against the blocked sites; failing it", err);
     }
     const document = params.resourceType === "Document";
+    const routed = blocked ? null : await routes?.answer(tabId, params).catch(() => null);
     const answer = blocked
       ? // Aborted leaves a page where it was (no error page is committed); a subresource just fails.
         ["Fetch.failRequest", { requestId: params.requestId, errorReason: document ? "Aborted" : "BlockedByClient" }]
-      : ["Fetch.continueRequest", { requestId: params.requestId }];
+      : routed ?? ["Fetch.continueRequest", { requestId: params.requestId }];
     if (blocked && document && sessionId === null && params.frameId === (await mainFrameId(tabId).catch(() => null))) {
       pageRefusals.set(tabId, ++refusals);
     }
@@ -143,8 +147,8 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
 
   /** @param {(method: string, params?: object) => Promise<unknown>} send */
   async function intercept(send) {
-    const patterns = interceptPatterns(await storedValue());
-    await send(patterns ? "Fetch.enable" : "Fetch.disable", patterns ? { patterns } : {});
+    const caught = [...(interceptPatterns(await storedValue()) ?? []), ...(routes?.patterns() ?? [])];
+    await send(caught.length ? "Fetch.enable" : "Fetch.disable", caught.length ? { patterns: caught } : {});
   }
 
   /** The list changed: every target we debug intercepts by the new patterns. */
@@ -217,6 +221,9 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
 
     /** The per-target setup cdp runs on every tab and frame session it attaches to. */
     intercept,
+
+    /** What to catch changed (the agent's routes): every target we debug intercepts anew. */
+    reapply,
 
     /**
      * Refuse a tab the agent may not use: its address, its pending address and, with `frames`, every

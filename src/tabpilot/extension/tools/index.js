@@ -16,6 +16,11 @@ import { upload } from "./interact/upload.js";
 import { wait } from "./interact/wait.js";
 import { dialog } from "./interact/dialog.js";
 import { requestHelp } from "./human/help.js";
+import { downloadsList, downloadsWait } from "./downloads/downloads.js";
+import { cookies, storage, stateSave, stateLoad } from "./storage/storage.js";
+import { emulate } from "./emulate/emulate.js";
+import { pdf } from "./observe/pdf.js";
+import { networkRequests, networkRequest, networkRoute, networkUnroute } from "./network/network.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
 export const METHODS = Object.freeze({
@@ -53,4 +58,16 @@ export const METHODS = Object.freeze({
   "tool.wait": wait,
   "tool.dialog": dialog,
   "tool.request_help": requestHelp,
+  "tool.downloads_list": downloadsList,
+  "tool.downloads_wait": downloadsWait,
+  "tool.network_requests": networkRequests,
+  "tool.network_request": networkRequest,
+  "tool.network_route": networkRoute,
+  "tool.network_unroute": networkUnroute,
+  "tool.cookies": cookies,
+  "tool.storage": storage,
+  "tool.state_save": stateSave,
+  "tool.state_load": stateLoad,
+  "tool.emulate": emulate,
+  "tool.pdf": pdf,
 });

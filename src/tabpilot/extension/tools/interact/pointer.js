@@ -38,6 +38,11 @@ function positionOf(raw) {
   return { x: p.x, y: p.y };
 }
 
+/** The link is an `<a download>`: its click saves a file and navigates nowhere. @param {any} ctx @param {any} target */
+function savesLink(ctx, target) {
+  return ctx.frames.callOn(target.frame, target.objectId, "function () { return !!this.closest?.('a[download]'); }").catch(() => false);
+}
+
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function click(params, ctx) {
   const raw = requireString(params, "target");
@@ -51,9 +56,10 @@ export async function click(params, ctx) {
   const { signal } = ctx;
   const target = await actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
+    const mayDownload = button === "left" && /^link\b/.test(targetInfo(target).label ?? "") && (await savesLink(ctx, target));
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers });
-    const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal });
+    const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal, mayDownload });
     return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point, ...outcome });
   } finally {
     release(ctx, target);

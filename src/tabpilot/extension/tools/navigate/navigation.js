@@ -6,6 +6,9 @@ import { normalizeUrl } from "../../browser/urls.js";
 import { runNavigation } from "../../browser/navigation-wait.js";
 import { describePage } from "../../browser/page-info.js";
 
+/** How long `open` waits for the download an address started to be written. */
+const DOWNLOAD_WAIT_MS = 5000;
+
 /**
  * Run one navigation command on a tab and build the navigation result.
  * @param {Record<string, any>} ctx handler context
@@ -14,7 +17,9 @@ import { describePage } from "../../browser/page-info.js";
  */
 export async function navigateTab(ctx, tabId, { command, waitUntil, timeoutMs, kind = "navigate", requestedUrl }) {
   if (requestedUrl) await ctx.sites.refuseDestination(requestedUrl, tabId);
-  const { sameDocument } = await runNavigation({
+  const downloads = ctx.downloads;
+  const cursor = downloads?.cursor() ?? 0;
+  const navigation = runNavigation({
     cdp: ctx.cdp,
     dialogs: ctx.dialogs,
     tabId,
@@ -25,6 +30,17 @@ export async function navigateTab(ctx, tabId, { command, waitUntil, timeoutMs, k
     signal: ctx.signal,
     requestedUrl,
   });
+  let sameDocument;
+  try {
+    ({ sameDocument } = await navigation);
+  } catch (err) {
+    // An address that serves an attachment ends its navigation there (net::ERR_ABORTED): a download.
+    if (!(err instanceof RpcError && err.reason === "navigation_failed" && downloads)) throw err;
+    const download = await downloads.wait(null, { after: cursor, ms: DOWNLOAD_WAIT_MS, tabId, signal: ctx.signal });
+    if (!download) throw err;
+    const page = await describePage(ctx, tabId);
+    return { tab_id: tabId, url: page.url, title: page.title, status: null, reached: "download", same_document: false, download };
+  }
   const page = await describePage(ctx, tabId);
   return {
     tab_id: tabId,

@@ -6,6 +6,7 @@ import { sessionIdOf, optionalTabId, optionalBool, timeoutOf } from "../../link/
 import { withDeadline } from "../../link/deadline.js";
 import { resolveTarget } from "../../page/targets.js";
 import { optionalCount, bounded } from "./snapshot.js";
+import { refBoxes, drawBoxes } from "./annotate.js";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Chromium cannot paint a capture taller or wider than this (CSS px); longer pages are cut. */
@@ -73,7 +74,11 @@ function captureOptions(params) {
   const ref = params.ref ?? null;
   if (ref !== null && typeof ref !== "string") throw new RpcError("invalid_params", "ref must be a string such as @e12");
   if (fullPage && ref) throw new RpcError("invalid_params", "full_page and ref cannot be combined", undefined, { hint: "Pick one: the whole page, or one element." });
-  return { format, quality: /** @type {number | undefined} */ (quality ?? undefined), fullPage, ref };
+  const annotate = optionalBool(params, "annotate", false);
+  if (annotate && (fullPage || ref || format !== "png")) {
+    throw new RpcError("invalid_params", "annotate draws on a PNG of the viewport only", undefined, { hint: "Leave out full_page, ref and format jpeg." });
+  }
+  return { format, quality: /** @type {number | undefined} */ (quality ?? undefined), fullPage, ref, annotate };
 }
 
 /**
@@ -137,7 +142,7 @@ async function capture(cdp, tab, request, beyond) {
 /** @type {import("../../link/dispatcher.js").Handler} */
 export async function screenshot(params, ctx) {
   const { sessions, cdp, signal } = ctx;
-  const { format, quality, fullPage, ref } = captureOptions(params);
+  const { format, quality, fullPage, ref, annotate } = captureOptions(params);
   const timeoutMs = timeoutOf(params);
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   /** @type {Record<string, any>} */
@@ -161,6 +166,13 @@ export async function screenshot(params, ctx) {
     }
     // The viewport by its own clip: a painted capture without one would take the whole page.
     const view = metrics.cssVisualViewport;
+    if (annotate) {
+      // Boxes are measured first: the capture must show the page as they were measured.
+      const boxes = await refBoxes(ctx, tab.id);
+      const shot = await capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
+      extra.legend = boxes;
+      return { data: await drawBoxes(shot.data, boxes, view.clientWidth) };
+    }
     return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
   };
   const work = ctx.overlay ? ctx.overlay.hidden(tab.id, shoot) : shoot();

@@ -77,6 +77,11 @@ export async function snapshot(params, { sessions, snapshots, signal }) {
   const options = snapshotOptions(params);
   const timeoutMs = timeoutOf(params);
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  if (optionalBool(params, "diff", false)) {
+    // Taken again with the last snapshot's own options, so only the page's changes show.
+    const text = await bounded(snapshots.afterAction(tab.id, "diff"), timeoutMs, signal, "the snapshot");
+    return { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "", text, diff: true };
+  }
   return snapshotResult(await bounded(snapshots.take(tab.id, options), timeoutMs, signal, "the snapshot"));
 }
 

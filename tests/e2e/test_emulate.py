@@ -1,0 +1,98 @@
+"""Emulation and PDF, end to end: the page sees the emulated viewport, mobile user agent, timezone, locale,
+colour scheme, place and offline network; `--reset` and giving a borrowed tab back leave none of it; `pdf`
+writes a real PDF."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness import PageServer, Tabpilot
+from test_consent import answer_borrow, browser_ui, persons_window  # noqa: F401  (fixture)
+from test_person import Person, person_at
+from websockets.sync.client import connect
+
+
+@contextlib.contextmanager
+def person_grants_geolocation(tp: Tabpilot, origin: str) -> Iterator[None]:
+    """The person lets the site know where they are (held while their DevTools connection lasts)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{tp.devtools().port}/json/version", timeout=5) as response:
+        endpoint = json.load(response)["webSocketDebuggerUrl"]
+    with connect(endpoint) as ws:
+        grant = {"permissions": ["geolocation"], "origin": origin}
+        ws.send(json.dumps({"id": 1, "method": "Browser.grantPermissions", "params": grant}))
+        while json.loads(ws.recv(timeout=10)).get("id") != 1:
+            pass
+        yield
+
+
+def page(tp: Tabpilot, expression: str, *args: str) -> Any:
+    return json.loads(tp.run("eval", expression, *args).out)
+
+
+def test_the_page_sees_what_is_emulated_and_reset_restores_it(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("agentkit/mobile.html"))
+    width, agent = page(tp, "innerWidth"), page(tp, "navigator.userAgent")
+    zone = page(tp, "Intl.DateTimeFormat().resolvedOptions().timeZone")
+    line = tp.run("emulate", "--viewport", "390x844", "--mobile").out.strip()
+    assert line.endswith("emulates viewport 390x844, dpr 1, mobile"), line
+    assert page(tp, "innerWidth") == 390 and page(tp, "innerHeight") == 844
+    assert "Mobile" in page(tp, "navigator.userAgent") and page(tp, "navigator.maxTouchPoints") > 0
+    tp.run("reload")  # it stays across navigations
+    assert page(tp, "innerWidth") == 390
+    tp.run("emulate", "--timezone", "Asia/Tokyo", "--locale", "fr-FR", "--color-scheme", "dark")
+    assert page(tp, "Intl.DateTimeFormat().resolvedOptions().timeZone") == "Asia/Tokyo"
+    assert page(tp, "new Intl.NumberFormat().format(1234.5)") == "1\u202f234,5"
+    assert page(tp, "matchMedia('(prefers-color-scheme: dark)').matches") is True
+    tp.run("emulate", "--geolocation", "48.85,2.35")
+    where = "new Promise(r => navigator.geolocation.getCurrentPosition(p => r([p.coords.latitude, p.coords.longitude]), e => r(e.message)))"
+    with person_grants_geolocation(tp, pages.origin):
+        assert page(tp, where) == [48.85, 2.35]
+    tp.run("emulate", "--offline")
+    fetch = "fetch('/index.html?x=' + Math.random()).then(() => 'online', () => 'offline')"
+    assert page(tp, fetch) == "offline"
+    assert tp.run("emulate", "--reset").out.strip().endswith("emulation reset")
+    assert page(tp, "innerWidth") == width and page(tp, "navigator.userAgent") == agent
+    assert page(tp, "Intl.DateTimeFormat().resolvedOptions().timeZone") == zone
+    assert page(tp, "matchMedia('(prefers-color-scheme: dark)').matches") is False
+    assert page(tp, fetch) == "online"
+    device = tp.run("emulate", "--device", "pixel-7", "--json").json["emulating"]
+    assert device["viewport"] == "412x915" and page(tp, "devicePixelRatio") == 2.625
+    tp.run("emulate", "--reset")
+
+
+def test_a_returned_borrowed_tab_has_no_emulation_left(
+    tp: Tabpilot, pages: PageServer, browser_ui: Person  # noqa: F811
+) -> None:
+    url = pages.url("agentkit/mobile.html?borrowed=1")
+    [theirs] = persons_window(browser_ui, [url], active=0)
+    with person_at(tp, url) as person:
+        width = person.eval("innerWidth")
+    borrow = tp.spawn("tab", "borrow", str(theirs), "--reason", "check the phone layout")
+    try:
+        answer_borrow(tp, url, "allow")
+        _, err = borrow.communicate(timeout=15)
+    finally:
+        borrow.kill()
+    assert borrow.returncode == 0, err
+    tab = ("--tab", str(theirs))
+    tp.run("emulate", "--viewport", "390x844", "--mobile", "--color-scheme", "dark", *tab)
+    assert page(tp, "innerWidth", *tab) == 390
+    tp.run("tab", "return", str(theirs))
+    with person_at(tp, url) as person:
+        assert person.eval("innerWidth") == width
+        assert "Mobile" not in person.eval("navigator.userAgent")
+        assert person.eval("matchMedia('(prefers-color-scheme: dark)').matches") is False
+
+
+def test_pdf_writes_a_pdf_of_the_page(tp: Tabpilot, pages: PageServer, tmp_path: Path) -> None:
+    tp.run("open", pages.url("index.html"))
+    out = tmp_path / "page.pdf"
+    printed = tp.run("pdf", "--out", str(out)).out.splitlines()
+    assert printed[0] == str(out) and out.read_bytes().startswith(b"%PDF-")
+    default = Path(tp.run("pdf", "--json").json["path"])
+    assert default.parent == Path(tp.home, "pdf") and default.read_bytes()[:5] == b"%PDF-"
