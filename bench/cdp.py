@@ -1,4 +1,5 @@
-"""A raw CDP connection to one page of the bench's browser, over its own debugging port (tabpilot not involved)."""
+"""A raw CDP connection to one page of the bench's browser, or to tabpilot's service worker, over the
+browser's own debugging port (tabpilot's link not involved)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,21 @@ def page_target(devtools: DevTools, tag: str, timeout: float = 10.0) -> dict[str
 def open_page(devtools: DevTools, tag: str) -> PageCdp:
     target = page_target(devtools, tag)
     return PageCdp(target["webSocketDebuggerUrl"], target["id"])
+
+
+def open_worker(devtools: DevTools, timeout: float = 10.0) -> PageCdp:
+    """tabpilot's service worker (its timings are read there, see extension/link/timings.js)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [
+            t
+            for t in devtools.targets()
+            if t.get("type") == "service_worker"
+            and t.get("url", "").startswith("chrome-extension://")
+            and t.get("url", "").endswith("/background.js")
+        ]
+        if len(found) == 1:
+            return PageCdp(found[0]["webSocketDebuggerUrl"], found[0]["id"])
+        if time.monotonic() > deadline:
+            raise CdpError(f"{len(found)} tabpilot service workers among the browser's targets")
+        time.sleep(0.1)

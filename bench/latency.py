@@ -4,6 +4,11 @@ Every command's ratio is to the same interpreter's bare start without `site` (`p
 measured in the same rounds; beside it `python -c pass`, an MCP tool call's round trip over a running
 `tabpilot mcp`, agent-browser's eval and click when it is installed (never installed here), and the
 floor: the same `Runtime.evaluate('1+1')` sent straight to the page over a raw CDP WebSocket.
+
+Inside the extension, the same rounds are timed by the service worker itself (extension/link/timings.js,
+switched on over the worker's debugging target only for the timed rounds): per tool, the median time from
+the request's arrival to each phase, `input` being the first mouse or key event sent to the page — the
+setup every action on a ref pays before it acts.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from bench.cdp import PageCdp, open_page
+from bench.cdp import CdpError, PageCdp, open_page, open_worker
 from bench.mcp_stdio import McpStdio
 from bench.refs import find_ref
 from bench.rig import Rig
@@ -36,6 +42,18 @@ EVALUATE_ONE_PLUS_ONE = {"expression": "1+1", "returnByValue": True}
 # What the hot path aims at (issue 17): whole commands as a multiple of the bare interpreter, MCP in ms.
 TARGETS = {"eval 1+1": 1.8, "click @eN": 2.5}
 MCP_TARGET_MS = 25.0
+# In the worker: the phases a tool marks (ms since the request came in), then the whole request.
+PHASES = ("tab", "begun", "looked", "input", "acted", "flushed", "whole")
+SETUP_PHASE = "input"
+SETUP_TARGET_MS = 3.0
+SETUP_CASE = "tool.click (CLI)"
+WORKER_PREFIX = "in the worker: "
+# Which interface each session's requests came through.
+VIA = {FORM_SESSION: "CLI", OPEN_SESSION: "CLI", MCP_SESSION: "MCP"}
+TIMINGS_ON = "globalThis.tabpilotTimings = []; 0"
+TIMINGS_OFF = (
+    "(() => { const t = globalThis.tabpilotTimings ?? []; delete globalThis.tabpilotTimings; return t; })()"
+)
 
 
 @dataclass
@@ -100,10 +118,6 @@ def prepare(rig: Rig, peer: str | None = None) -> list[Case]:
 
 def _mcp_case(rig: Rig) -> Case:
     """A click over MCP: one `tabpilot mcp` on its own session on the form page, one tool call per round."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        return Case(MCP_CASE, None, "n/a (the mcp extra is not installed)", other=True)
     rig.start_session(MCP_SESSION, rig.fixture_url("bench-form.html", MCP_SESSION))
     button = find_ref(rig.cli("snapshot", session=MCP_SESSION).out, "button", "Count")
     if button is None:
@@ -143,10 +157,14 @@ def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:
     runnable = [c for c in cases if c.runnable]
     floor: list[float] = []
     cdp = open_page(rig.devtools, FORM_SESSION)
+    worker, worker_note = _worker(rig)
+    timings: list[dict[str, Any]] = []
     order = random.Random(20261129)
     try:
         for round_no in range(WARMUP_ROUNDS + samples):
             warm = round_no >= WARMUP_ROUNDS
+            if worker is not None and round_no == WARMUP_ROUNDS:
+                worker.evaluate(TIMINGS_ON)
             order.shuffle(runnable)
             for case in runnable:
                 ok, seconds, error = _time(rig, case)
@@ -159,9 +177,41 @@ def run(rig: Rig, cases: list[Case], samples: int) -> list[Record]:
             floor_round = _floor(cdp)
             if warm:
                 floor.extend(floor_round)
+        if worker is not None:
+            timings = worker.evaluate(TIMINGS_OFF)
     finally:
         cdp.close()
-    return records(cases, floor)
+        if worker is not None:
+            worker.close()
+    return records(cases, floor) + worker_records(timings, worker_note)
+
+
+def _worker(rig: Rig) -> tuple[PageCdp | None, str | None]:
+    """The extension's service worker over the browser's debugging port, or why it cannot be read."""
+    try:
+        return open_worker(rig.devtools), None
+    except (CdpError, OSError) as error:
+        return None, f"n/a (the service worker cannot be read: {error})"
+
+
+def worker_records(timings: list[dict[str, Any]], note: str | None = None) -> list[Record]:
+    """Per tool and interface, the median of each phase it marked in the worker (see PHASES)."""
+    if note is not None:
+        return [missing(SUITE, f"{WORKER_PREFIX}(none)", "whole", "ms", note)]
+    phases: dict[str, dict[str, list[float]]] = {}
+    for t in timings:
+        via = VIA.get(t.get("session_id") or "")
+        if via is None:
+            continue
+        seen = phases.setdefault(f"{WORKER_PREFIX}{t['method']} ({via})", {})
+        for phase, ms in [*t.get("marks", {}).items(), ("whole", t["ms"])]:
+            seen.setdefault(phase, []).append(ms)
+    return [
+        measured(SUITE, case, phase, "ms", seen[phase])
+        for case, seen in phases.items()
+        for phase in PHASES
+        if phase in seen
+    ]
 
 
 def _time(rig: Rig, case: Case) -> tuple[bool, float, str]:

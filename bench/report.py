@@ -70,11 +70,17 @@ def _by_case(records: list[Record], suite: str) -> dict[str, dict[str, Record]]:
 
 
 def latency(records: list[Record], markdown: bool = False) -> str:
-    from bench.latency import BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS
+    from bench.latency import BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS, WORKER_PREFIX
 
     rows: list[Row] = []
     samples = 0
-    cases = _by_case(records, "latency")
+    everything = _by_case(records, "latency")
+    cases = {case: m for case, m in everything.items() if not case.startswith(WORKER_PREFIX)}
+    inside = {
+        case.removeprefix(WORKER_PREFIX): m
+        for case, m in everything.items()
+        if case.startswith(WORKER_PREFIX)
+    }
     for case, metrics in cases.items():
         r = metrics["wall_time"]
         samples = max(samples, len(r.samples)) if "floor" not in case else samples
@@ -87,7 +93,37 @@ def latency(records: list[Record], markdown: bool = False) -> str:
         f"ratio to `{BARE_CASE}`)"
     )
     table = render(title, ["case", "median ms", "p95 ms", f"× {BARE_CASE}", "note"], rows, markdown)
-    return "\n\n".join([table, *_targets(cases, BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS)])
+    lines = _targets(cases, BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS)
+    return "\n\n".join([table, *lines, *_worker(inside, markdown)])
+
+
+def _worker(cases: dict[str, dict[str, Record]], markdown: bool) -> list[str]:
+    """The phases each tool marked in the service worker (medians), and the setup's target line."""
+    from bench.latency import PHASES, SETUP_CASE, SETUP_PHASE, SETUP_TARGET_MS
+
+    if not cases:
+        return []
+    rows: list[Row] = []
+    runs = 0
+    for case, metrics in cases.items():
+        whole = metrics.get("whole")
+        if whole is None or not whole.available:
+            rows.append([case, whole.note if whole and whole.note else "n/a"])
+            continue
+        runs = max(runs, len(whole.samples))
+        rows.append([case, *(number(metrics[p].median) if p in metrics else "" for p in PHASES)])
+    title = (
+        f"In the extension's service worker: ms from the request's arrival to each phase ({runs} runs each, "
+        f"medians; `{SETUP_PHASE}`: the first mouse or key event sent, after every check and the shield)"
+    )
+    out = [render(title, ["tool", *PHASES], rows, markdown)]
+    setup = cases.get(SETUP_CASE, {}).get(SETUP_PHASE)
+    if setup is not None and setup.median is not None:
+        verdict = "met" if setup.median <= SETUP_TARGET_MS else "not met"
+        out.append(
+            f"- {SETUP_CASE} setup before its first input: {setup.median:.2f} ms (target ≤ {SETUP_TARGET_MS:.0f} ms: {verdict})"
+        )
+    return out
 
 
 def _targets(
@@ -269,11 +305,13 @@ def apps(records: list[Record], markdown: bool = False) -> str:
         row = [
             case,
             f"{count(ok)}/{runs}" + (f" ({count(theirs)}/{runs})" if theirs and theirs.available else ""),
-            count(m.get("commands")) + (f" ({count(m.get('baseline_commands'))})" if "baseline_commands" in m else ""),
+            count(m.get("commands"))
+            + (f" ({count(m.get('baseline_commands'))})" if "baseline_commands" in m else ""),
             count(m.get("snapshot_tokens")),
             count(m.get("baseline_tokens")),
             ratio(m.get("snapshot_tokens")),
-            percent(m.get("coverage")) + (f" ({percent(m.get('baseline_coverage'))})" if "baseline_coverage" in m else ""),
+            percent(m.get("coverage"))
+            + (f" ({percent(m.get('baseline_coverage'))})" if "baseline_coverage" in m else ""),
         ]
         rows.append(row)
         if ok.note:

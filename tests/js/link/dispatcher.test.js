@@ -192,3 +192,32 @@ test("what a handler leaves to the end of its request runs however the request e
   assert.deepEqual(ran.sort(), ["bad", "ok tool.ok"]);
   assert.deepEqual(seen, [["tool.ok", "s"], ["tool.bad", undefined]]);
 });
+
+test("timings are off until the worker's globalThis.tabpilotTimings is an array: then each request records its phases", async () => {
+  const seen = [];
+  const { handle } = setup({
+    "tool.x": (_params, ctx) => {
+      seen.push(typeof ctx.mark);
+      ctx.mark?.("half");
+      ctx.mark?.("half");
+      return {};
+    },
+  });
+  handle({ id: "d-1", method: "tool.x", params: { session_id: "s" } });
+  await tick();
+  assert.deepEqual(seen, ["undefined"]);
+  globalThis.tabpilotTimings = [];
+  try {
+    handle({ id: "d-2", method: "tool.x", params: { session_id: "s" } });
+    await tick();
+    assert.deepEqual(seen, ["undefined", "function"]);
+    const [record] = globalThis.tabpilotTimings;
+    assert.equal(globalThis.tabpilotTimings.length, 1);
+    assert.equal(record.method, "tool.x");
+    assert.equal(record.session_id, "s");
+    assert.deepEqual(Object.keys(record.marks), ["half"], "a mark keeps its first time");
+    assert.ok(record.marks.half >= 0 && record.ms >= record.marks.half);
+  } finally {
+    delete globalThis.tabpilotTimings;
+  }
+});

@@ -231,6 +231,7 @@ export async function watchOutcome(ctx, tabId, sessionId) {
               }),
           },
         );
+        ctx.mark?.("acted");
         if (raced.dialog) {
           // The input stays pending until the dialog is answered; nobody waits for it any more.
           action.catch(() => {});
@@ -239,6 +240,7 @@ export async function watchOutcome(ctx, tabId, sessionId) {
         }
         await mainFrame.catch(() => {});
         const late = await flush(after).catch(() => null);
+        ctx.mark?.("flushed");
         if (late) {
           outcome.dialog = dialogSeen(late);
           return { value: raced.value, outcome };

@@ -2,6 +2,7 @@
 // Routes daemon requests to the handlers it is given (the table is tools/index.js): one
 // AbortController per request, the cancel fast path, and exactly one response per request.
 import { RpcError, classify, response, errorResponse } from "./protocol.js";
+import { startTimer } from "./timings.js";
 
 /**
  * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
@@ -43,6 +44,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
    * @param {(frame: unknown) => void} send
    */
   async function run(id, method, handler, params, send) {
+    const timer = startTimer(method, params);
     const controller = new AbortController();
     inflight.set(id, { controller, sessionId: params.session_id });
     const { signal } = controller;
@@ -54,7 +56,8 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     try {
-      const ctx = { ...context, signal, method, atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn) };
+      // mark: only while the bench reads timings; handlers call ctx.mark?.(phase).
+      const ctx = { ...context, signal, method, atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn), mark: timer?.mark };
       const result = await Promise.race([Promise.resolve().then(() => handler(params, ctx)), aborted]);
       send(response(id, result ?? null));
     } catch (err) {
@@ -70,6 +73,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
           log.warn(`tabpilot: cleaning up after ${id} failed`, err);
         }
       }
+      timer?.end();
     }
   }
 

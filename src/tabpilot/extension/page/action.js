@@ -43,8 +43,10 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
   if (params.after !== undefined && !AFTER.includes(params.after)) throw new RpcError("invalid_params", `after must be one of ${AFTER.join(", ")}`);
   const sessionId = sessionIdOf(params);
   const tab = await ctx.sessions.resolveTab(sessionId, optionalTabId(params));
+  ctx.mark?.("tab");
   /** @type {import("./input.js").Send} */
   let send = (method, params) => ctx.cdp.send(tab.id, method, params);
+  if (ctx.mark) send = marked(send, ctx.mark);
   if (ctx.overlay) {
     const shield = ctx.overlay.shield(tab.id, { activity: activityOf(ctx.method, params), pass: gesture });
     ctx.atEnd(() => shield.release());
@@ -53,7 +55,21 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
     send = shield.gate(send);
   }
   await emulateFocus(ctx, tab.id);
+  ctx.mark?.("begun");
   return { sessionId, tabId: /** @type {number} */ (tab.id), timeoutMs, deadline, send };
+}
+
+/**
+ * The bench's mark of the first input the page is sent (past the shield's gate): the setup before it
+ * is what every action on a ref pays.
+ * @param {import("./input.js").Send} send @param {(name: string) => void} mark
+ * @returns {import("./input.js").Send}
+ */
+function marked(send, mark) {
+  return (method, params) => {
+    if (method.startsWith("Input.")) mark("input");
+    return send(method, params);
+  };
 }
 
 /**

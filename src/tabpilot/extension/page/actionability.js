@@ -504,6 +504,7 @@ export async function actionable(ctx, tabId, raw, options) {
       throw err;
     }
     prepared ??= await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [opts], { awaitPromise: true });
+    ctx.mark?.("looked");
     if (prepared.state !== "ok") {
       ctx.shield?.unexpect();
       release(ctx, target);
