@@ -28,3 +28,38 @@ test("an animating page, another cover, or the same cover moved or fading starts
     else assert.equal(watched.seen, null);
   }
 });
+
+test("the action code travels to a frame's world once: later looks send a line, and a new world gets it again", async () => {
+  const { actionable } = await import("../../../src/tabpilot/extension/page/actionability.js");
+  const { AGENT_KEY } = await import("../../../src/tabpilot/extension/snapshot/index.js");
+  const vm = await import("node:vm");
+  const world = () => {
+    const context = vm.createContext({});
+    // The snapshot agent of this world knows no element: every look finds its ref gone.
+    vm.runInContext(`globalThis[Symbol.for(${JSON.stringify(AGENT_KEY)})] = { resolve: () => null };`, context);
+    return context;
+  };
+  let context = world();
+  const sent = [];
+  const main = { tabId: 1, sessionId: null, frameId: "F" };
+  const ctx = {
+    refs: { owner: () => "F" },
+    frames: {
+      main: async () => main,
+      call: async (frame, source, args) => {
+        sent.push(source.length);
+        return vm.runInContext(`(${source})`, context)(...args);
+      },
+    },
+  };
+  const look = () => assert.rejects(actionable(ctx, 1, "@e4", { pointer: true, handle: false, timeoutMs: 1000 }), { reason: "ref_stale" });
+  await look();
+  assert.equal(sent.length, 2, "the first look finds no action code and sends it");
+  assert.ok(sent[0] < 200 && sent[1] > 5000, `${sent}`);
+  await look();
+  assert.equal(sent.length, 3);
+  assert.ok(sent[2] < 200);
+  context = world();
+  await look();
+  assert.equal(sent.length, 5, "a new world (the page navigated) gets it again");
+});

@@ -207,10 +207,76 @@ test("a gesture right after the first look (click, hover): the shield comes up o
   assert.equal(log.at(-1), "pass undefined");
 });
 
-test("without a content script the gate adds nothing to the gesture", async () => {
+test("a gesture whose point the overlay does not cover goes without a message; the shield comes up closed once it is over, or only the badge is told after a quick action", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on ?? m.open ?? m.text}${m.pass ? " pass" : ""}`), { ok: true }) } });
+  const quick = overlay.shield(1, { activity: "hover @e3", pass: true });
+  quick.expect();
+  quick.clear();
+  const send = quick.gate(() => (log.push("input"), Promise.resolve({})));
+  await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 1, y: 2 });
+  assert.deepEqual(log, ["input"], "nothing before the gesture");
+  quick.release();
+  await tick();
+  assert.deepEqual(log, ["input", "activity hover @e3"]);
+  log.length = 0;
+  const slow = overlay.shield(1, { activity: "click @e3", pass: true });
+  slow.clear();
+  await slow.gate(() => (log.push("input"), Promise.resolve({})))("Input.dispatchMouseEvent", { type: "mousePressed", x: 1, y: 2 });
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(log, ["input", "shield true"], "the action outlasted its gesture: the person is kept out");
+  slow.release();
+  await tick();
+  assert.equal(log.at(-1), "shield false");
+});
+
+test("an unhindered gesture still waits until the page handled what it was told before (an earlier shield taken down)", async () => {
+  let answer;
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on}`), new Promise((r) => (answer = r))) } });
+  overlay.shield(1).release();
+  const next = overlay.shield(1, { pass: true });
+  next.clear();
+  const gesture = next.gate(() => (log.push("input"), Promise.resolve({})))("Input.dispatchMouseEvent", { type: "mousePressed", x: 1, y: 2 });
+  await tick();
+  assert.deepEqual(log, ["shield true", "shield false"]);
+  answer({ ok: true });
+  await gesture;
+  assert.deepEqual(log, ["shield true", "shield false", "input"]);
+});
+
+test("a first look that finds the element not ready puts a gesture's shield up closed; the overlay at the point makes the gesture wait for it to open", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on ?? m.open}${m.pass ? " pass" : ""}`), { ok: true }) } });
+  const shield = overlay.shield(1, { activity: "click @e3", pass: true });
+  shield.expect();
+  shield.unexpect();
+  await tick();
+  assert.deepEqual(log, ["shield true"]);
+  shield.clear();
+  await shield.gate(() => (log.push("input"), Promise.resolve({})))("Input.dispatchMouseEvent", { type: "mousePressed", x: 1, y: 2 });
+  assert.deepEqual(log, ["shield true", "pass true", "input"], "once up, it is opened for the gesture, clear() or not");
+});
+
+test("opening the shield for an input does not wait for it to be up: the page takes both messages in order", async () => {
+  const answers = [];
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on ?? m.open}`), new Promise((r) => answers.push(r))) } });
+  const shield = overlay.shield(1);
+  const key = shield.gate(() => (log.push("input"), Promise.resolve({})))("Input.dispatchKeyEvent", { type: "keyDown" });
+  await tick();
+  assert.deepEqual(log, ["shield true", "pass true"]);
+  answers[1]({ ok: true });
+  await key;
+  assert.deepEqual(log, ["shield true", "pass true", "input"]);
+});
+
+test("without a content script the gate adds nothing to the gesture once the page is known to have none", async () => {
   const { overlay, sent } = setup();
   const calls = [];
-  const send = overlay.shield(7).gate((method) => (calls.push(method), Promise.resolve({})));
+  const shield = overlay.shield(7);
+  await tick();
+  const send = shield.gate((method) => (calls.push(method), Promise.resolve({})));
   await send("Input.dispatchKeyEvent", { type: "keyDown" });
   assert.deepEqual(calls, ["Input.dispatchKeyEvent"]);
   assert.deepEqual(sent.map(([, m]) => m.kind), ["shield"]);

@@ -230,6 +230,8 @@ async function prepareInPage(opts) {
     for (let n = inner; n; n = up(n)) if (n === outer) return true;
     return false;
   };
+  /** The person's overlay is at the point: the gesture must wait until it is open (the worker's shield). */
+  let overlaid = false;
   /**
    * The topmost element at a point seen from a document or shadow root. The person's overlay is not in
    * the way: the agent's gesture goes through it. @param {Document | ShadowRoot} scope @param {number} x @param {number} y
@@ -237,6 +239,7 @@ async function prepareInPage(opts) {
   const topAt = (scope, x, y) => {
     const hit = scope.elementFromPoint(x, y);
     if (!hit || !hit.hasAttribute("data-tabpilot-overlay")) return hit;
+    overlaid = true;
     return scope.elementsFromPoint(x, y).find((e) => !e.hasAttribute("data-tabpilot-overlay")) ?? null;
   };
   /** The deepest element at a point, looking into open shadow roots. @param {Document} d @param {number} x @param {number} y */
@@ -293,7 +296,8 @@ async function prepareInPage(opts) {
     if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner), ...lookOf(outer) };
     w = /** @type {Window} */ (owner.ownerDocument.defaultView);
   }
-  return { state: "ok", point, offset };
+  // Known only when every frame above was hit-tested too (same-origin all the way up).
+  return { state: "ok", point, offset, overlaid: offset ? overlaid : null };
 }
 
 /** The role a control is named by when it is reached through its label. @this {Element} */
@@ -308,24 +312,63 @@ function controlRoleInPage() {
 
 export const PREPARE = prepareInPage.toString();
 const CONTROL_ROLE = controlRoleInPage.toString();
-/** A ref's element found, described and prepared by its frame's agent (see quickLook). */
-const QUICK_LOOK = `async function (n, opts) {
-  const el = ${AGENT}.resolve(n);
-  if (!el) return { gone: true };
-  const info = (${DESCRIBE}).call(el);
-  if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return null;
-  return { info, prepared: await (${PREPARE}).call(el, opts) };
-}`;
+
 /**
- * DESCRIBE and PREPARE in one round trip (`this`: the element just located). PREPARE is left for later
- * when the element must first be handed to another world (a same-origin child document) or stands for
- * another (a label, with `label`).
+ * The action agent: DESCRIBE and PREPARE kept in a frame's agent world, installed by the first action
+ * on a document, so later calls send a line instead of their source (the page parses every byte of a
+ * function sent with a call, about a millisecond for these). The world is ours: the page cannot see it.
  */
-const DESCRIBE_AND_PREPARE = `async function (opts) {
-  const info = (${DESCRIBE}).call(this);
-  if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return { info, prepared: null };
-  return { info, prepared: await (${PREPARE}).call(this, opts) };
+const ACT = `globalThis[Symbol.for("tabpilot.act")]`;
+const ACT_SOURCE = `{
+  describe: ${DESCRIBE},
+  prepare: ${PREPARE},
+  /** A ref's element found, described and prepared (see quickLook). */
+  async look(n, opts) {
+    const el = ${AGENT}.resolve(n);
+    if (!el) return { gone: true };
+    const info = this.describe.call(el);
+    if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return null;
+    return { info, prepared: await this.prepare.call(el, opts) };
+  },
+  /**
+   * Both in one round trip (el: the element just located); the preparation is left for later when the
+   * element must first be handed to another world (a same-origin child document) or stands for another
+   * (a label, with opts.label).
+   */
+  async describeAndPrepare(el, opts) {
+    const info = this.describe.call(el);
+    if (info.nested || (opts.label && info.label.split(" ", 1)[0] === "label")) return { info, prepared: null };
+    return { info, prepared: await this.prepare.call(el, opts) };
+  },
 }`;
+/** What a call answers when the agent is not in the world yet (a new document, or a new world). */
+const NOT_INSTALLED = "tabpilot: no action agent here";
+
+/**
+ * A call of the action agent (`act`; `this`: the element, when called on one), and the same call
+ * installing the agent first. @param {string} call
+ */
+function agentCall(call) {
+  return {
+    known: `function (...args) { const act = ${ACT}; return act ? ${call} : ${JSON.stringify(NOT_INSTALLED)}; }`,
+    installing: `function (...args) { const act = (${ACT} ??= ${ACT_SOURCE}); return ${call}; }`,
+  };
+}
+const LOOK = agentCall("act.look(...args)");
+const DESCRIBE_AND_PREPARE = agentCall("act.describeAndPrepare(this, ...args)");
+const PREPARE_ELEMENT = agentCall("act.prepare.call(this, ...args)");
+
+/**
+ * Run an action agent call in the frame's agent world: on the element `objectId`, or in the world itself.
+ * @param {Record<string, any>} ctx @param {import("../browser/frames.js").FrameHandle} frame
+ * @param {string | null} objectId @param {{known: string, installing: string}} call @param {unknown[]} args
+ */
+async function inAgent(ctx, frame, objectId, call, args) {
+  const run = (/** @type {string} */ source) =>
+    objectId === null ? ctx.frames.call(frame, source, args) : ctx.frames.callOn(frame, objectId, source, args, { awaitPromise: true });
+  const answer = await run(call.known);
+  return answer === NOT_INSTALLED ? run(call.installing) : answer;
+}
 
 // ── In the service worker ───────────────────────────────────────────────────────────────────────────
 
@@ -447,7 +490,7 @@ async function quickLook(ctx, tabId, raw, opts) {
   if (n === null) return null;
   const main = await ctx.frames.main(tabId);
   if (ctx.refs.owner(tabId, n) !== main.frameId) return null;
-  const seen = await ctx.frames.call(main, QUICK_LOOK, [n, opts]);
+  const seen = await inAgent(ctx, main, null, LOOK, [n, opts]);
   if (seen === null) return null;
   // The frame that gave the ref out no longer holds its element.
   if (seen.gone) throw staleRef(`e${n}`);
@@ -490,7 +533,7 @@ export async function actionable(ctx, tabId, raw, options) {
         const found = await locateTarget(ctx, tabId, raw);
         // The first look usually finds the element ready: the shield opens for the gesture meanwhile.
         if (attempt === 0) ctx.shield?.expect();
-        const first = await ctx.frames.callOn(found.frame, found.objectId, DESCRIBE_AND_PREPARE, [{ ...opts, label }], { awaitPromise: true });
+        const first = await inAgent(ctx, found.frame, found.objectId, DESCRIBE_AND_PREPARE, [{ ...opts, label }]);
         target = await describedTarget(ctx, found, first.info);
         prepared = first.prepared;
         if (!prepared && label) target = await followLabel(ctx, target);
@@ -503,7 +546,7 @@ export async function actionable(ctx, tabId, raw, options) {
       }
       throw err;
     }
-    prepared ??= await ctx.frames.callOn(target.frame, target.objectId, PREPARE, [opts], { awaitPromise: true });
+    prepared ??= await inAgent(ctx, target.frame, target.objectId, PREPARE_ELEMENT, [opts]);
     ctx.mark?.("looked");
     if (prepared.state !== "ok") {
       ctx.shield?.unexpect();
@@ -521,6 +564,7 @@ export async function actionable(ctx, tabId, raw, options) {
       if (watched.settled) throw notReady("covered", { target, raw, waitedMs: Date.now() - started, detail: prepared.cover });
       continue;
     }
+    if (prepared.overlaid === false) ctx.shield?.clear();
     if (!visible) return { ...target, point: { x: 0, y: 0 } };
     // The frame's place in the tab: known in the page when every frame above is same-origin.
     const offset = prepared.offset ?? (await ctx.frames.offset(target.frame));

@@ -64,6 +64,8 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   const paused = new Set();
   /** Where the agent's pointer is in each tab: the shield leaves that point free, so the hover stays. @type {Map<number, Point>} */
   const pointers = new Map();
+  /** The reply to the last message sent to each tab: once it is in, the page has handled every message before. @type {Map<number, Promise<unknown>>} */
+  const lastPosts = new Map();
   /** @type {Map<string, Ask>} */
   const borrowAsks = new Map();
   /** @type {Map<string, Ask>} */
@@ -98,6 +100,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   tabs.onRemoved.addListener((/** @type {number} */ tabId) => {
     activities.delete(tabId);
     pointers.delete(tabId);
+    lastPosts.delete(tabId);
   });
 
   /**
@@ -172,11 +175,15 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
    * @param {number} tabId @param {Record<string, unknown>} message
    */
   function post(tabId, message) {
+    /** @type {Promise<any>} */
+    let reply;
     try {
-      return Promise.resolve(tabs.sendMessage(tabId, message, { frameId: 0 })).catch(() => undefined);
+      reply = Promise.resolve(tabs.sendMessage(tabId, message, { frameId: 0 })).catch(() => undefined);
     } catch {
-      return Promise.resolve(undefined);
+      reply = Promise.resolve(undefined);
     }
+    lastPosts.set(tabId, reply);
+    return reply;
   }
 
   /** @param {string} sessionId */
@@ -263,30 +270,52 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
      * Put the input shield up over a tab while an action runs: the person's pointer and keys do not
      * reach the page. The agent's own input goes through `gate(send)`: a gesture opens the shield for
      * itself (one round trip to the page), and it closes again once no gesture has come for a moment.
+     * A page handles its messages in the order they were sent.
      * @param {number} tabId
      * @param {{activity?: string, pass?: boolean}} [options] activity: what the badge says the agent does
-     *   (in the same message); pass: a gesture follows the first look at once (a click, a hover): the
-     *   shield comes up open for it, which saves the page a second message before the first input
+     *   (in the same message); pass: a gesture follows the first look at once (a click, a hover). The
+     *   shield would be open for it anyway, so it comes up only when needed: with the gesture when the
+     *   overlay is at its point (see `clear`), closed when the first look finds the element not ready or
+     *   once the gesture is over (as an open shield closes); an action over before that only updates
+     *   the badge, after its answer
      */
     shield(tabId, { activity, pass = false } = {}) {
       /** @type {Record<string, unknown>} */
-      const message = { kind: "shield", on: true, hole: pointers.get(tabId) ?? null };
-      if (pass) message.pass = true;
+      const message = { kind: "shield", on: true };
       if (activity !== undefined) {
         message.activity = clip(activity, MAX_ACTIVITY);
         activities.set(tabId, /** @type {string} */ (message.activity));
       }
-      const up = post(tabId, message).then((r) => r?.ok === true);
-      /** @type {Promise<unknown> | null} */
-      let passing = pass ? up : null;
+      /** The page's answer to the shield coming up (true: it is up); null until it is sent. @type {Promise<boolean> | null} */
+      let up = null;
+      /** The page's answer to the shield opening for the agent's input; null while it is closed. @type {Promise<unknown> | null} */
+      let passing = null;
+      /** The gesture may go without the shield (see `clear`). */
+      let unhindered = false;
       let inFlight = 0;
       /** @type {ReturnType<typeof setTimeout> | undefined} */
       let closing;
       let done = false;
-      const open = () => (passing ??= up.then((isUp) => isUp && post(tabId, { kind: "pass", open: true })));
+      /** The page answered that it has no shield (no content script: nothing to open). */
+      let absent = false;
+      /** @param {boolean} open */
+      const raise = (open) => {
+        up = post(tabId, { ...message, hole: pointers.get(tabId) ?? null, ...(open ? { pass: true } : {}) }).then((r) => {
+          absent = r?.ok !== true;
+          return !absent;
+        });
+        if (open) passing = up;
+        return up;
+      };
+      if (!pass) raise(false);
+      // Opening does not wait for the shield to be up: the page takes the two messages in order.
+      const open = () => (up === null ? raise(true) : (passing ??= absent ? up : post(tabId, { kind: "pass", open: true })));
       const close = () => {
         passing = null;
-        if (!done) void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
+        unhindered = false;
+        if (done) return;
+        if (up === null) raise(false);
+        else void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
       };
       return {
         /** @param {Send} send @returns {Send} */
@@ -297,7 +326,9 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
             inFlight++;
             clearTimeout(closing);
             try {
-              await open();
+              // Unhindered: what the page was told before (an earlier action's shield taken down) is
+              // in once its last message was answered, at once as a rule.
+              await (unhindered ? lastPosts.get(tabId) : open());
               return await send(method, params);
             } finally {
               // Closed when no gesture followed for a moment: the steps of a drag or of slow typing
@@ -308,23 +339,34 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
         },
         /**
          * Open for a gesture that is likely to come at once (the element is being looked at for the first
-         * time): the round trip to the page runs alongside the look instead of before the gesture.
+         * time): the round trip to the page runs alongside the look instead of before the gesture. A
+         * shield that comes up when needed (`pass`) is not up yet.
          */
         expect() {
-          if (!done) void open();
+          if (!done && up !== null) void open();
         },
-        /** The gesture expected did not come (the element was not ready): closed again. */
+        /** The gesture expected did not come (the element was not ready): up and closed until it does. */
         unexpect() {
-          if (passing && inFlight === 0) {
+          if (up === null) {
+            if (!done) raise(false);
+          } else if (passing && inFlight === 0) {
             clearTimeout(closing);
             close();
           }
+        },
+        /**
+         * The first look found none of the overlay (badge, prompts) at the action point: with no shield
+         * up, the gesture reaches the element without it.
+         */
+        clear() {
+          if (up === null) unhindered = true;
         },
         /** Take the shield down (the action is over, however it ended). */
         release() {
           done = true;
           clearTimeout(closing);
-          void up.then((isUp) => isUp && post(tabId, { kind: "shield", on: false, hole: pointers.get(tabId) ?? null }));
+          if (up !== null) void post(tabId, { kind: "shield", on: false, hole: pointers.get(tabId) ?? null });
+          else if (message.activity !== undefined) void post(tabId, { kind: "activity", text: message.activity });
         },
       };
     },

@@ -7,6 +7,7 @@
 // The table lives in chrome.storage.session so a restarted service worker re-adopts its windows.
 import { RpcError } from "../link/protocol.js";
 import { readSaved } from "./saved.js";
+import { createTabCache } from "./tab-cache.js";
 
 export const STORAGE_KEY = "tp_sessions";
 export const AGENT_WINDOW = Object.freeze({ url: "about:blank", focused: false, type: "normal", width: 1280, height: 800 });
@@ -59,7 +60,7 @@ function outOfScope(tabId, sessionId) {
  *   windows: WindowsApi,
  *   tabs: TabsApi,
  *   storage: import("../link/config.js").StorageArea,
- *   cdp: {detachSession(tabIds: Iterable<number>): Promise<void>},
+ *   cdp: {detachSession(tabIds: Iterable<number>): Promise<void>} & Record<string, any>,
  *   emit: (event: string, payload: Record<string, unknown>) => void,
  *   guard?: (tabId: number) => void,
  *   admit?: (tab: Tab & {id: number}, options: {frames: boolean}) => Promise<void>,
@@ -72,6 +73,7 @@ function outOfScope(tabId, sessionId) {
  *   frame in it too (which attaches to it)
  *   beforeStop: runs on the session's tabs before the debugger lets go of them (dismiss open dialogs,
  *   give borrowed tabs back)
+ *   cdp: its events and attachments also tell the tab cache (tab-cache.js) when to forget
  */
 export function createSessionManager({
   windows,
@@ -92,6 +94,8 @@ export function createSessionManager({
   /** @type {Set<() => void>} */
   const changeListeners = new Set();
   let writes = Promise.resolve();
+  /** The tab a command acts on, without asking the browser while nothing changed (see tab-cache.js). */
+  const known = createTabCache({ tabs, windows, cdp });
 
   // Registered before the first await: MV3 only delivers events to listeners added in the first turn.
   windows.onRemoved.addListener((/** @type {number} */ windowId) => void onWindowRemoved(windowId));
@@ -124,6 +128,7 @@ export function createSessionManager({
   }
 
   function persist() {
+    known.forget();
     /** @type {Record<string, {windowId: number, createdAt: number, extraTabIds: number[], panel?: object}>} */
     const table = {};
     for (const [id, s] of sessions) {
@@ -398,15 +403,15 @@ export function createSessionManager({
       /** @type {Tab | null} */
       let tab;
       if (tabId === undefined && session.panel) {
-        tab = await tabs.get(session.panel.currentTabId).catch(() => null);
+        tab = await known.get(session.panel.currentTabId);
         if (tab?.id === undefined) throw new RpcError("not_found", `the tab of session ${sessionId} is closed`, "tab_closed");
       } else if (tabId === undefined) {
-        [tab] = await tabs.query({ windowId: session.windowId, active: true });
+        tab = await known.active(session.windowId);
         if (tab?.id === undefined) {
           throw new RpcError("not_found", `the Agent Window of session ${sessionId} has no active tab`, "unknown_tab");
         }
       } else {
-        tab = await tabs.get(tabId).catch(() => null);
+        tab = await known.get(tabId);
         if (!tab) throw unknownTab(tabId, sessionId);
         if (!holds(session, tab)) {
           throw sessionOfTab(tab) ? unknownTab(tabId, sessionId) : outOfScope(tabId, sessionId);
