@@ -247,6 +247,30 @@ def test_closing_the_agent_window_gives_borrowed_tabs_back_with_their_history(
     assert "closing" not in tp.run("session", "list").out
 
 
+def test_the_next_command_acts_on_the_tab_the_browser_shows_now(
+    tp: Tabpilot, pages: PageServer, browser_ui: Person
+) -> None:
+    # The worker keeps the tab a command acted on (no round trip to the browser for the next one) only
+    # while nothing changed it: the person or the agent showing another tab, or closing it, forgets it.
+    tp.run("session", "start", "shown")
+    s = ("--session", "shown")
+    try:
+        tp.run("open", pages.url("index.html"), *s)
+        first = tp.run("tab", "list", "--json", *s).json["tabs"][0]["tab_id"]
+        second = tp.run("tab", "new", pages.url("second.html"), "--json", *s).json["tab_id"]
+        page_target_loaded(browser_ui, pages.url("second.html"))
+        for _ in range(2):
+            assert tp.run("eval", "location.pathname", *s).out.strip() == '"/second.html"'
+        chrome(browser_ui, f"chrome.tabs.update({first}, {{active: true}})")
+        assert tp.run("eval", "location.pathname", *s).out.strip() == '"/index.html"'
+        tp.run("tab", "select", str(second), *s)
+        assert tp.run("eval", "location.pathname", *s).out.strip() == '"/second.html"'
+        chrome(browser_ui, f"chrome.tabs.remove({second})")
+        assert tp.run("eval", "location.pathname", *s).out.strip() == '"/index.html"'
+    finally:
+        tp.run("session", "stop", "shown", check=False)
+
+
 def test_blocked_sites_are_never_reached(
     tp: Tabpilot, pages: PageServer, other_site: PageServer, browser_ui: Person, unblocked: None
 ) -> None:

@@ -58,7 +58,8 @@ const sites = createSiteGuard({
   storage: chrome.storage.local,
   onChanged: chrome.storage.onChanged,
   cdp,
-  tabs: chrome.tabs,
+  // Where a tab is after a command: known without asking the browser while nothing changed it.
+  tabs: { get: (tabId) => sessions.tab(tabId), remove: (tabId) => chrome.tabs.remove(tabId) },
   frameUrls: createFrameUrls({ cdp, frames }),
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,

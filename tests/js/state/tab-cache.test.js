@@ -55,6 +55,7 @@ test("a second look at the same tab asks the browser nothing, until a tab event 
   assert.equal((await t.cache.active(9)).id, 1);
   assert.equal((await t.cache.get(2)).url, "https://b.example/");
   assert.equal((await t.cache.get(2)).url, "https://b.example/");
+  assert.equal((await t.cache.get(1)).id, 1, "the active tab is known by its id too");
   assert.deepEqual(t.asked, [["query", { windowId: 9, active: true }], ["get", 2]]);
   assert.equal(t.listening(), TAB_EVENTS.length + 1);
   for (const name of TAB_EVENTS) {

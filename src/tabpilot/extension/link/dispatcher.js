@@ -65,6 +65,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       if (rpcError.code === "protocol_error") log.warn(`tabpilot: ${id} failed`, err);
       send(errorResponse(id, rpcError));
     } finally {
+      timer?.mark("answered");
       inflight.delete(id);
       for (const fn of atEnd) {
         try {

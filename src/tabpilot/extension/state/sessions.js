@@ -333,6 +333,9 @@ export function createSessionManager({
     get,
     tabs: sessionTabs,
 
+    /** A tab as the browser last described it (see tab-cache.js); null when there is none. @param {number} tabId */
+    tab: (tabId) => known.get(tabId),
+
     /** The session a tab belongs to (it is in its Agent Window, or one of its extra tabs), or null. @param {Tab} tab */
     async ownerOf(tab) {
       await ready;

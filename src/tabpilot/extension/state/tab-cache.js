@@ -9,6 +9,8 @@
 //   a navigation only when it commits, CDP as soon as it starts (the tab's pendingUrl, which the
 //   blocked-site checks read, is set by then);
 // - the debugger letting go of a tab; any change to the session table forgets everything (`forget`).
+// The blocked-site check after a command reads it too: an action's own navigation is reported by CDP
+// before the action is over (browser/outcome.js waits for exactly that), so it finds the tab forgotten.
 // Only tabs the debugger is attached to are kept (their navigations are heard), and the tab events are
 // listened to only while something is kept: they are not worth waking the worker for otherwise.
 
@@ -109,7 +111,10 @@ export function createTabCache({ tabs, windows, cdp }) {
     listen();
     try {
       const tab = await ask();
-      if (tab?.id !== undefined && asked === generation && cdp.isAttached(tab.id)) kept.set(key, /** @type {Tab & {id: number}} */ (tab));
+      if (tab?.id !== undefined && asked === generation && cdp.isAttached(tab.id)) {
+        // Known by its id too: the blocked-site check after the command asks for it that way.
+        for (const k of new Set([key, `t${tab.id}`])) kept.set(k, /** @type {Tab & {id: number}} */ (tab));
+      }
       return tab;
     } finally {
       asking--;
