@@ -315,7 +315,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
         unhindered = false;
         if (done) return;
         if (up === null) raise(false);
-        else void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
+        else if (!absent) void post(tabId, { kind: "pass", open: false, hole: pointers.get(tabId) ?? null });
       };
       return {
         /** @param {Send} send @returns {Send} */
@@ -365,8 +365,11 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
         release() {
           done = true;
           clearTimeout(closing);
-          if (up !== null) void post(tabId, { kind: "shield", on: false, hole: pointers.get(tabId) ?? null });
-          else if (message.activity !== undefined) void post(tabId, { kind: "activity", text: message.activity });
+          if (up !== null) {
+            if (!absent) void post(tabId, { kind: "shield", on: false, hole: pointers.get(tabId) ?? null });
+          } else if (message.activity !== undefined) {
+            void post(tabId, { kind: "activity", text: message.activity });
+          }
         },
       };
     },
