@@ -43,11 +43,17 @@ def describe(rig: Rig) -> dict[str, Any]:
         "browser": browser_version(rig),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "tabpilot": __version__,
+        # The machine is shared: its 1-minute load average when the run began (and ended, see run.py).
+        "load_start": round(os.getloadavg()[0], 2),
     }
 
 
 def one_line(machine: dict[str, Any]) -> str:
+    load = ""
+    if "load_start" in machine:
+        end = f" → {machine['load_end']}" if "load_end" in machine else ""
+        load = f", load average {machine['load_start']}{end}"
     return (
         f"{machine['cpus']} × {machine['cpu']}, {machine['ram_gib']} GiB RAM, {machine['distro']}, "
-        f"Linux {machine['kernel']}, {machine['browser']}, {machine['python']}"
+        f"Linux {machine['kernel']}, {machine['browser']}, {machine['python']}{load}"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -153,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n" + report.TABLES[suite](found, False), flush=True)
 
     wall = time.monotonic() - began
+    machine["load_end"] = round(os.getloadavg()[0], 2)
     out = write(args.results / f"{stamp}.json", args, machine, environment, skipped, records, wall)
     print(f"\nwrote {out} ({len(records)} records) in {wall:.0f} s", flush=True)
     problems = [
