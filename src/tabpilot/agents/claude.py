@@ -92,6 +92,20 @@ def interrupt_line() -> str:
     )
 
 
+def allow_line(request_id: str, tool_input: dict[str, Any]) -> str:
+    """The person allowed the tool, with the input Claude asked about (Claude needs it echoed)."""
+    return _line(
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": request_id,
+                "response": {"behavior": "allow", "updatedInput": tool_input},
+            },
+        }
+    )
+
+
 def deny_line(request_id: str, message: str) -> str:
     return _line(
         {
