@@ -27,7 +27,8 @@ function factsInPage() {
     submits,
     enterSubmits,
     href: link ? web(/** @type {any} */ (link).href) : null,
-    formAction: submits ? web(any.formAction || form.action || "") : null,
+    // A button's formAction is the document's address when it has no formaction of its own.
+    formAction: submits ? web(any.hasAttribute("formaction") ? any.formAction : form.action) : null,
     autocomplete: String(any.getAttribute?.("autocomplete") ?? ""),
     field: `${any.name ?? ""} ${any.id ?? ""}`.trim(),
     inFrame: tag === "iframe" || tag === "frame",

@@ -70,6 +70,9 @@ export async function approve(ctx, sessionId, tabId, what) {
     ...(what.code !== undefined ? { code: what.code } : {}),
   };
   const conversationId = turn.conversationId;
+  // The pass the action opened for its gesture closes: the page, and a card drawn in it, are the
+  // person's while they decide (the look after a yes opens it again).
+  ctx.shield?.unexpect();
   const answer = await approvals.asks.ask({ sessionId, conversationId, tabId, card }, { signal: ctx.signal, progress: ctx.progress });
   if (answer.always && always) await approvals.grants.add(decision.rules, start, where);
   return true;
