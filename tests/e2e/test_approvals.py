@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from harness import PAGES, TABPILOT, Tabpilot, free_port, wait_until
-from test_consent import chrome, extension_page
+from test_consent import EXTENSION, chrome, extension_page
 from test_person import Person, person_at, prompt_targets
 from test_sidepanel import (
     REAL_CLAUDE,
@@ -134,6 +134,7 @@ def model(shop: Shop, receipt: Path) -> Iterator[FakeAnthropic]:
                 Use("mcp__tabpilot__dialog", {"action": "dismiss"}),
                 Say(["All asked."]),
             ],
+            "download": [Use("mcp__tabpilot__click", {"target": "text=Download receipt"}), Say(["Saved."])],
             "touch": [Use("Bash", {"command": "touch made-by-agent.txt"}), Say(["Tried."])],
             "cli": [
                 Use("Bash", {"command": f"{TABPILOT} click 'text=Place order' --json; echo EXIT=$?"}),
@@ -254,8 +255,17 @@ def test_an_order_waits_for_the_persons_yes_in_the_panel(tp: Tabpilot, options: 
         assert card["target"].startswith('button "Place order"'), card
         assert card["site"] == "on shop.localhost"
         assert card["answers"] == ["deny", "always", "allow"]
+        # A script's click is no answer, nor a click while the card is not wholly in view: here the
+        # panel is so short that only the card's buttons show.
+        panel.eval("document.querySelector('.card button[data-answer=allow]').click()")
+        panel.send("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 270, "deviceScaleFactor": 1, "mobile": False})
+        panel.eval("(t => t.scrollTop = t.scrollHeight)(document.querySelector('#timeline'))")
         time.sleep(1.0)
-        assert shop.orders() == [], "nothing is sent while the person decides"
+        assert not cards(panel)[0]["armed"]
+        click_on(panel, ".card button[data-answer=allow]")
+        time.sleep(0.3)
+        assert cards(panel)[0]["state"] == "open" and shop.orders() == [], "nothing is sent while the person decides"
+        panel.send("Emulation.clearDeviceMetricsOverride")
         answer(panel, "allow")
         wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=10)
         wait_until(lambda: agent_text(panel) == "Ordered." and not running(panel), timeout=60)
@@ -426,6 +436,68 @@ def test_every_consequential_kind_of_action_asks_first_and_a_no_leaves_the_page_
     assert not [p for p in downloads.rglob("receipt*")] if downloads.exists() else True
     cid = conversation_of(tp, tab)["conversation_id"]
     assert "hunter2" not in Path(tp.home, "chats", cid, "events.jsonl").read_text()
+    chrome(options, f"chrome.tabs.remove({tab})")
+
+
+def test_a_download_is_held_until_the_person_allows_it(tp: Tabpilot, options: Person, shop: Shop) -> None:
+    tab = shop_tab(options, shop)
+    downloads = "chrome.downloads.search({urlRegex: 'receipt'}).then(all => all.map(d => [d.state, d.filename]))"
+    with popped_out(tp, tab) as panel:
+        say(panel, "Keep the receipt [[script:download]]")
+        card = open_card(panel)
+        assert card["rule"] == "Download a file"
+        assert card["target"] == f"the file receipt.txt → http://shop.localhost:{shop.port}/receipt.txt"
+        # Chrome has begun fetching it, but the file gets no name and never completes while the card is open.
+        time.sleep(1.0)
+        held = chrome(options, downloads)
+        assert held and all(state == "in_progress" for state, _ in held), held
+        assert not list(Path(tp.home, "downloads").rglob("receipt.txt"))
+        answer(panel, "allow")
+        saved = wait_until(lambda: list(Path(tp.home, "downloads").rglob("receipt.txt")), timeout=10)
+        assert saved[0].read_text() == "receipt: one loaf"
+        assert saved[0].parent.name.startswith("p-"), "in the panel session's own folder"
+        wait_until(lambda: not running(panel), timeout=60)
+    chrome(options, f"chrome.tabs.remove({tab})")
+
+
+def stop_service_worker(page: Person) -> None:
+    """The browser stops the extension's worker (as it does when the worker sleeps), seen from an extension page."""
+    page.send("ServiceWorker.enable")
+    try:
+        versions: list[dict[str, Any]] = []
+        while not any(v.get("runningStatus") == "running" for v in versions):
+            message = json.loads(page.ws.recv(timeout=10))
+            if message.get("method") == "ServiceWorker.workerVersionUpdated":
+                versions = [v for v in message["params"]["versions"] if v["scriptURL"].startswith(EXTENSION)]
+        version = next(v for v in versions if v.get("runningStatus") == "running")["versionId"]
+        page.send("ServiceWorker.stopWorker", {"versionId": version})
+        stopped = False
+        while not stopped:
+            message = json.loads(page.ws.recv(timeout=10))
+            if message.get("method") == "ServiceWorker.workerVersionUpdated":
+                updated = message["params"]["versions"]
+                stopped = any(v["versionId"] == version and v.get("runningStatus") == "stopped" for v in updated)
+    finally:
+        page.send("ServiceWorker.disable")
+
+
+def test_a_worker_restart_while_the_person_is_asked_is_a_no(
+    tp: Tabpilot, options: Person, shop: Shop, model: FakeAnthropic
+) -> None:
+    tab = shop_tab(options, shop)
+    with popped_out(tp, tab) as panel:
+        asked = len(model.main_requests())
+        say(panel, "Buy the bread [[script:order]]")
+        open_card(panel)
+        stop_service_worker(panel)
+        wait_until(lambda: cards(panel)[0]["state"] == "stopped", timeout=30)
+        wait_until(lambda: agent_text(panel) == "Ordered." and not running(panel), timeout=60)
+        told = " ".join(tool_results_sent(model, asked))
+        assert "the browser's extension restarted before the person answered" in told, told
+    assert shop.orders() == []
+    cid = conversation_of(tp, tab)["conversation_id"]
+    results = [e for e in events_of(tp, cid) if e["kind"] == "tool_result"]
+    assert [(r["code"], r["reason"]) for r in results] == [("permission_denied", "approval_timeout")]
     chrome(options, f"chrome.tabs.remove({tab})")
 
 
