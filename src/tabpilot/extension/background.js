@@ -132,7 +132,11 @@ const asks = createAsks({
   page: overlay,
   notify,
   panelShows: (cid) => panel.shows(cid),
-  tabInView: () => chrome.tabs.query({ active: true, lastFocusedWindow: true }).then(([tab]) => tab?.id ?? null, () => null),
+  tabInView: async (sessionId) => {
+    const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true }).catch(() => []);
+    const owner = tab ? await sessions.ownerOf(tab) : null;
+    return tab?.id !== undefined && (owner === null || owner === sessionId) ? tab.id : null;
+  },
   showTab: (tabId) => void chrome.tabs.get(tabId).then((tab) => Promise.all([chrome.tabs.update(tabId, { active: true }), chrome.windows.update(tab.windowId, { focused: true })])).catch(() => {}),
   emit: (name, payload) => connection.emit(name, payload),
 });

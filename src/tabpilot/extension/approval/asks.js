@@ -31,13 +31,14 @@ export const DECLINED_HINT = "the person said no; do not retry or find another w
  *   page: PageSurface,
  *   notify: NotifySurface,
  *   panelShows: (conversationId: string) => boolean,
- *   tabInView: () => Promise<number | null>,
+ *   tabInView: (sessionId: string) => Promise<number | null>,
  *   showTab: (tabId: number) => void,
  *   emit: (name: string, payload: Record<string, unknown>) => void,
  *   random?: () => string,
  * }} deps
  *   panelShows: a side panel shows this conversation now; tabInView: the active tab of the window the
- *   person last used; emit: tell the daemon of a card and of its answer (the conversation's timeline)
+ *   person last used, unless another session's agent works there (its input must never reach the card);
+ *   emit: tell the daemon of a card and of its answer (the conversation's timeline)
  */
 export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, showTab, emit, random = () => crypto.randomUUID().slice(0, 12) }) {
   /** @type {Map<string, Pending>} */
@@ -51,7 +52,7 @@ export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, sho
     const left = Math.max(0, entry.deadline - Date.now());
     const { card } = entry;
     const view = { ...card, session_id: entry.sessionId, deadline: entry.deadline };
-    void tabInView()
+    void tabInView(entry.sessionId)
       .then((tabId) => page.askApproval(tabId ?? entry.tabId, { requestId: entry.id, sessionId: entry.sessionId, view, timeoutMs: left, signal: elsewhere.signal }))
       .then((answer) => (answer === "allow" || answer === "deny") && entry.settle(answer, "page"))
       .catch(() => {});
