@@ -42,7 +42,9 @@ pytestmark = pytest.mark.skipif(
     not REAL_CLAUDE.exists(), reason="the Claude Code CLI is not installed (run scripts/bootstrap)"
 )
 
-CODE = "document.title = 'changed by the agent';\n" + "\n".join(f"// line {i} of the agent's code" for i in range(40))
+CODE = "document.title = 'changed by the agent';\n" + "\n".join(
+    f"// line {i} of the agent's code" for i in range(40)
+)
 
 
 class Shop:
@@ -61,7 +63,12 @@ class Shop:
 
             def do_GET(self) -> None:
                 if self.path == "/receipt.txt":
-                    self._send(200, b"receipt: one loaf", "text/plain", {"Content-Disposition": 'attachment; filename="receipt.txt"'})
+                    self._send(
+                        200,
+                        b"receipt: one loaf",
+                        "text/plain",
+                        {"Content-Disposition": 'attachment; filename="receipt.txt"'},
+                    )
                 else:
                     super().do_GET()
 
@@ -69,11 +76,17 @@ class Shop:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
                 shop.posts.append((self.headers.get("Host", "").split(":")[0], self.path, body))
                 # Back to the shop, as shops do: the next order starts from the same page.
-                self._send(303, b"", "text/html", {"Location": f"/approvals/shop.html?ordered={len(shop.posts)}"})
+                self._send(
+                    303, b"", "text/html", {"Location": f"/approvals/shop.html?ordered={len(shop.posts)}"}
+                )
 
             def _send(self, code: int, data: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
                 self.send_response(code)
-                for name, value in {"Content-Type": kind, "Content-Length": str(len(data)), **(headers or {})}.items():
+                for name, value in {
+                    "Content-Type": kind,
+                    "Content-Length": str(len(data)),
+                    **(headers or {}),
+                }.items():
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
@@ -87,7 +100,11 @@ class Shop:
         return f"http://{site}.localhost:{self.port}/approvals/shop.html"
 
     def orders(self) -> list[tuple[str, str]]:
-        return [(host, urllib.parse.parse_qs(body).get("qty", [""])[0]) for host, path, body in self.posts if path == "/order"]
+        return [
+            (host, urllib.parse.parse_qs(body).get("qty", [""])[0])
+            for host, path, body in self.posts
+            if path == "/order"
+        ]
 
     def close(self) -> None:
         self.server.shutdown()
@@ -193,7 +210,12 @@ def set_timeout(options: Person, seconds: int) -> None:
         f"document.querySelector('#approval-timeout').value = '{seconds}';"
         "document.querySelector('#save-timeout').click()"
     )
-    wait_until(lambda: chrome(options, "chrome.storage.local.get('tp_approval_timeout_s')").get("tp_approval_timeout_s") == seconds)
+    wait_until(
+        lambda: (
+            chrome(options, "chrome.storage.local.get('tp_approval_timeout_s')").get("tp_approval_timeout_s")
+            == seconds
+        )
+    )
 
 
 def cards(panel: Person) -> list[dict[str, Any]]:
@@ -210,7 +232,9 @@ def cards(panel: Person) -> list[dict[str, Any]]:
 
 
 def open_card(panel: Person, timeout: float = 30) -> dict[str, Any]:
-    return wait_until(lambda: next((c for c in cards(panel) if c["state"] == "open"), None), timeout=timeout, interval=0.05)  # type: ignore[no-any-return]
+    return wait_until(
+        lambda: next((c for c in cards(panel) if c["state"] == "open"), None), timeout=timeout, interval=0.05
+    )  # type: ignore[no-any-return]
 
 
 def answer(panel: Person, choice: str) -> dict[str, Any]:
@@ -226,7 +250,9 @@ def shop_tab(options: Person, shop: Shop, site: str = "shop") -> int:
 
 
 def turn_end(tp: Tabpilot, cid: str) -> dict[str, Any]:
-    return wait_until(lambda: next((e for e in events_of(tp, cid) if e["kind"] == "turn_end"), None), timeout=60)  # type: ignore[no-any-return]
+    return wait_until(
+        lambda: next((e for e in events_of(tp, cid) if e["kind"] == "turn_end"), None), timeout=60
+    )  # type: ignore[no-any-return]
 
 
 def tool_results_sent(model: FakeAnthropic, since: int) -> list[str]:
@@ -237,7 +263,11 @@ def tool_results_sent(model: FakeAnthropic, since: int) -> list[str]:
             for block in message["content"] if isinstance(message["content"], list) else []:
                 if block.get("type") == "tool_result":
                     content = block.get("content")
-                    text = content if isinstance(content, str) else " ".join(c.get("text", "") for c in content or [])
+                    text = (
+                        content
+                        if isinstance(content, str)
+                        else " ".join(c.get("text", "") for c in content or [])
+                    )
                     if text not in out:
                         out.append(text)
     return out
@@ -258,13 +288,18 @@ def test_an_order_waits_for_the_persons_yes_in_the_panel(tp: Tabpilot, options: 
         # A script's click is no answer, nor a click while the card is not wholly in view: here the
         # panel is so short that only the card's buttons show.
         panel.eval("document.querySelector('.card button[data-answer=allow]').click()")
-        panel.send("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 270, "deviceScaleFactor": 1, "mobile": False})
+        panel.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 360, "height": 270, "deviceScaleFactor": 1, "mobile": False},
+        )
         panel.eval("(t => t.scrollTop = t.scrollHeight)(document.querySelector('#timeline'))")
         time.sleep(1.0)
         assert not cards(panel)[0]["armed"]
         click_on(panel, ".card button[data-answer=allow]")
         time.sleep(0.3)
-        assert cards(panel)[0]["state"] == "open" and shop.orders() == [], "nothing is sent while the person decides"
+        assert cards(panel)[0]["state"] == "open" and shop.orders() == [], (
+            "nothing is sent while the person decides"
+        )
         panel.send("Emulation.clearDeviceMetricsOverride")
         answer(panel, "allow")
         wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=10)
@@ -334,7 +369,11 @@ def test_with_no_panel_the_card_is_in_the_page_and_a_notification_and_a_script_c
             inner.eval("document.querySelector('button[data-answer=allow]').click()")
         time.sleep(1.0)
         assert page.prompt_frame("approve") is not None and shop.orders() == []
-        page.click(*wait_until(lambda: page.in_prompt("approve", "button[data-answer=allow]"), timeout=10, interval=0.05))
+        page.click(
+            *wait_until(
+                lambda: page.in_prompt("approve", "button[data-answer=allow]"), timeout=10, interval=0.05
+            )
+        )
         wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=10)
         wait_until(lambda: "ordered=" in str(page.eval("location.search")))
     assert wait_until(lambda: chrome(options, notifications) == [], interval=0.05)
@@ -345,7 +384,9 @@ def test_with_no_panel_the_card_is_in_the_page_and_a_notification_and_a_script_c
     chrome(options, f"chrome.tabs.remove({tab})")
 
 
-def test_stop_while_a_card_is_open_denies_it_and_the_order_never_leaves(tp: Tabpilot, options: Person, shop: Shop) -> None:
+def test_stop_while_a_card_is_open_denies_it_and_the_order_never_leaves(
+    tp: Tabpilot, options: Person, shop: Shop
+) -> None:
     tab = shop_tab(options, shop)
     with popped_out(tp, tab) as panel:
         say(panel, "Buy the bread [[script:order]]")
@@ -359,7 +400,9 @@ def test_stop_while_a_card_is_open_denies_it_and_the_order_never_leaves(tp: Tabp
     chrome(options, f"chrome.tabs.remove({tab})")
 
 
-def test_always_covers_one_site_only_and_revoking_it_asks_again(tp: Tabpilot, options: Person, shop: Shop) -> None:
+def test_always_covers_one_site_only_and_revoking_it_asks_again(
+    tp: Tabpilot, options: Person, shop: Shop
+) -> None:
     tab = shop_tab(options, shop)
     with popped_out(tp, tab) as panel:
         say(panel, "Buy the bread [[script:order]]")
@@ -387,7 +430,11 @@ def test_always_covers_one_site_only_and_revoking_it_asks_again(tp: Tabpilot, op
     # Revoked on the options page: the shop asks again, at once.
     click = options.element_center("#revoke-all")
     options.click(*click)
-    wait_until(lambda: chrome(options, "chrome.storage.local.get('tp_approval_grants')").get("tp_approval_grants") == [])
+    wait_until(
+        lambda: (
+            chrome(options, "chrome.storage.local.get('tp_approval_grants')").get("tp_approval_grants") == []
+        )
+    )
     tab = shop_tab(options, shop)
     with popped_out(tp, tab) as panel:
         say(panel, "And again [[script:order]]")
@@ -404,7 +451,10 @@ def test_every_consequential_kind_of_action_asks_first_and_a_no_leaves_the_page_
     tab = shop_tab(options, shop)
     url = shop.url()
     expected = [
-        ("Type into a secret field (password, card, one-time code)", 'password "Password" (value [redacted])'),
+        (
+            "Type into a secret field (password, card, one-time code)",
+            'password "Password" (value [redacted])',
+        ),
         ("Upload files to the page", "receipt.pdf into"),
         ("Submit a form", "Enter in"),
         ("Download a file", "the file receipt.txt"),
@@ -415,7 +465,11 @@ def test_every_consequential_kind_of_action_asks_first_and_a_no_leaves_the_page_
     with popped_out(tp, tab) as panel:
         say(panel, "Try everything [[script:rules]]")
         for n, (rule, target) in enumerate(expected):
-            wait_until(lambda n=n: len(cards(panel)) > n and cards(panel)[n]["state"] == "open", timeout=30, interval=0.05)
+            wait_until(
+                lambda n=n: len(cards(panel)) > n and cards(panel)[n]["state"] == "open",
+                timeout=30,
+                interval=0.05,
+            )
             card = cards(panel)[n]
             assert (card["rule"], target in card["target"]) == (rule, True), card
             assert "hunter2" not in json.dumps(card)
@@ -441,7 +495,9 @@ def test_every_consequential_kind_of_action_asks_first_and_a_no_leaves_the_page_
 
 def test_a_download_is_held_until_the_person_allows_it(tp: Tabpilot, options: Person, shop: Shop) -> None:
     tab = shop_tab(options, shop)
-    downloads = "chrome.downloads.search({urlRegex: 'receipt'}).then(all => all.map(d => [d.state, d.filename]))"
+    downloads = (
+        "chrome.downloads.search({urlRegex: 'receipt'}).then(all => all.map(d => [d.state, d.filename]))"
+    )
     with popped_out(tp, tab) as panel:
         say(panel, "Keep the receipt [[script:download]]")
         card = open_card(panel)
@@ -476,7 +532,9 @@ def stop_service_worker(page: Person) -> None:
             message = json.loads(page.ws.recv(timeout=10))
             if message.get("method") == "ServiceWorker.workerVersionUpdated":
                 updated = message["params"]["versions"]
-                stopped = any(v["versionId"] == version and v.get("runningStatus") == "stopped" for v in updated)
+                stopped = any(
+                    v["versionId"] == version and v.get("runningStatus") == "stopped" for v in updated
+                )
     finally:
         page.send("ServiceWorker.disable")
 

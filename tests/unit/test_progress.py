@@ -41,7 +41,9 @@ async def lines_of(socket_path: str, frame: dict[str, Any]) -> list[dict[str, An
     return lines
 
 
-async def test_a_progress_frame_keeps_the_call_alive_and_reaches_the_client(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_progress_frame_keeps_the_call_alive_and_reaches_the_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(rpc, "BUDGET_MARGIN_S", 0.2)
     async with running_daemon() as d:
         peer = await d.paired_peer()
@@ -84,7 +86,9 @@ async def test_a_progress_frame_extends_the_call_no_further_than_the_daemon_allo
         assert time.monotonic() - started < 2.5
 
 
-async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(rpc, "BUDGET_MARGIN_S", 0.2)
     monkeypatch.setattr(client, "REPLY_MARGIN_S", 0.5)
     monkeypatch.setenv("TABPILOT_HOME", "/nonexistent")
