@@ -6,19 +6,17 @@ happen. The shop's server records every order it gets, so "nothing was sent" is 
 
 from __future__ import annotations
 
-import http.server
 import json
 import sys
 import tempfile
-import threading
 import time
-import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import PAGES, TABPILOT, Tabpilot, free_port, wait_until
+from harness import TABPILOT, Tabpilot, wait_until
+from shop_server import Shop
 from test_consent import EXTENSION, chrome, extension_page
 from test_person import Person, person_at, prompt_targets
 from test_sidepanel import (
@@ -45,70 +43,6 @@ pytestmark = pytest.mark.skipif(
 CODE = "document.title = 'changed by the agent';\n" + "\n".join(
     f"// line {i} of the agent's code" for i in range(40)
 )
-
-
-class Shop:
-    """A shop on this machine under two names (two sites): it serves tests/pages and records orders."""
-
-    def __init__(self) -> None:
-        shop = self
-        self.posts: list[tuple[str, str, str]] = []
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, directory=str(PAGES), **kwargs)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_GET(self) -> None:
-                if self.path == "/receipt.txt":
-                    self._send(
-                        200,
-                        b"receipt: one loaf",
-                        "text/plain",
-                        {"Content-Disposition": 'attachment; filename="receipt.txt"'},
-                    )
-                else:
-                    super().do_GET()
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
-                shop.posts.append((self.headers.get("Host", "").split(":")[0], self.path, body))
-                # Back to the shop, as shops do: the next order starts from the same page.
-                self._send(
-                    303, b"", "text/html", {"Location": f"/approvals/shop.html?ordered={len(shop.posts)}"}
-                )
-
-            def _send(self, code: int, data: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
-                self.send_response(code)
-                for name, value in {
-                    "Content-Type": kind,
-                    "Content-Length": str(len(data)),
-                    **(headers or {}),
-                }.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.port = free_port()
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, site: str = "shop") -> str:
-        return f"http://{site}.localhost:{self.port}/approvals/shop.html"
-
-    def orders(self) -> list[tuple[str, str]]:
-        return [
-            (host, urllib.parse.parse_qs(body).get("qty", [""])[0])
-            for host, path, body in self.posts
-            if path == "/order"
-        ]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -161,7 +161,8 @@ function helpCard(view) {
 function approveCard(view) {
   const where = view.site ? (view.start && view.start !== view.site ? `on ${view.site} (the conversation started on ${view.start})` : `on ${view.site}`) : "";
   return el("div", { class: "card approve", role: "alertdialog", "aria-label": "tabpilot asks before an agent's action" }, [
-    el("h1", {}, ["Allow this action?"]),
+    // elementtiming: when the card was painted, for anyone timing it (the bench does).
+    el("h1", { elementtiming: "approval-card" }, ["Allow this action?"]),
     el("p", { class: "rule" }, [String(view.title ?? "")]),
     el("p", { class: "target" }, [String(view.target ?? "")]),
     typeof view.code === "string" ? el("pre", { class: "code", tabindex: "0" }, [view.code]) : null,

@@ -69,7 +69,10 @@ function fillCard(item, node) {
   node.dataset.state = item.state;
   node.dataset.id = item.id;
   node.dataset.kind = item.kind;
-  const parts = [el("div", "card-head", item.kind === "approval" ? "Allow this action?" : "Allow the agent's tool?"), el("div", "card-rule", item.title)];
+  const head = el("div", "card-head", item.kind === "approval" ? "Allow this action?" : "Allow the agent's tool?");
+  // When the card was painted, for anyone timing it (the bench does).
+  head.setAttribute("elementtiming", "approval-card");
+  const parts = [head, el("div", "card-rule", item.title)];
   if (item.target) parts.push(el("div", "card-target", item.target));
   if (item.code !== null) parts.push(el("pre", "card-code", item.code));
   if (item.site) parts.push(el("div", "card-site", item.start && item.start !== item.site ? `on ${item.site} (started on ${item.start})` : `on ${item.site}`));
