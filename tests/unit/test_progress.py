@@ -119,3 +119,34 @@ async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(
         with pytest.raises(RpcError) as caught:
             await asyncio.to_thread(client.exchange, client.open_socket(d.daemon_socket), request, 0.1)
         assert caught.value.reason == "rpc_timeout"
+
+
+async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from tabpilot.mcp_server import McpServer
+
+    monkeypatch.setattr(rpc, "BUDGET_MARGIN_S", 0.2)
+    async with running_daemon() as d:
+        monkeypatch.setenv("TABPILOT_HOME", d.home)
+        monkeypatch.setenv("TABPILOT_PORT", str(d.port))
+        monkeypatch.delenv("TABPILOT_RUN", raising=False)
+        peer = await d.paired_peer()
+        peer.handlers["tool.click"] = asks_then_answers(peer, 0.5)
+        out = io.BytesIO()
+        server = McpServer("default", None, out)
+        call = {"name": "click", "arguments": {"target": "@e1"}, "_meta": {"progressToken": "tok-1"}}
+        server.receive(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}).encode())
+        for thread in server._calls:
+            await asyncio.to_thread(thread.join, 20)
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        progress = [m for m in lines if m.get("method") == "notifications/progress"]
+        assert progress == [
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": "tok-1", "progress": 1, "message": "waiting for the person's answer"},
+            }
+        ]
+        answer = next(m for m in lines if m.get("id") == 7)
+        assert answer["result"]["isError"] is False
