@@ -69,9 +69,12 @@ class Shop:
     def orders(self) -> list[tuple[str, str]]:
         return [
             (host, urllib.parse.parse_qs(body).get("qty", [""])[0])
-            for host, path, body in self.posts
+            for host, path, body, _ in self.posts
             if path == "/order"
         ]
+
+    def order_times(self) -> list[float]:
+        return [at for _, path, _, at in self.posts if path == "/order"]
 
     def close(self) -> None:
         self.server.shutdown()
