@@ -124,6 +124,17 @@ test("a refused port is disconnected and its messages never reach the daemon", a
   assert.deepEqual(port.sent, []);
 });
 
+test("answers come back by id; the daemon's errors keep their code, reason and hint; an unknown operation is refused", async () => {
+  const busy = Object.assign(new Error("a turn is running"), { code: "invalid_params", data: { reason: "run_in_progress", hint: "wait or Stop" } });
+  const { open, connection } = setup({ "chat.list": { conversations: [] }, "chat.stop": busy });
+  const port = open();
+  assert.deepEqual((await port.ask("history")).result, { conversations: [] });
+  assert.deepEqual((await port.ask("stop", { conversation_id: "c-1" })).error, { code: "invalid_params", message: "a turn is running", reason: "run_in_progress", hint: "wait or Stop" });
+  // Only the panel's own operations: no raw daemon method passes through.
+  for (const op of ["chat.start", "tool.click", "constructor", "__proto__"]) assert.equal((await port.ask(op)).error.code, "unknown_method", op);
+  assert.deepEqual(connection.requests.map(([m]) => m), ["chat.list", "chat.stop"]);
+});
+
 test("start binds the conversation to the tab; send fences attachments; the tab closing tells the daemon", async () => {
   const { open, connection, tabs } = setup({ "chat.start": { conversation_id: "c-1", session_id: "p-x" }, "chat.send": { turn_id: "t-1" } });
   const port = open();
