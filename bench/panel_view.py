@@ -20,14 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.harness import Tabpilot, start_page_server, wait_until
-
 from bench.cdp import PageCdp
 from bench.stats import Record, measured, median, missing
 
+# The panel's e2e world (tests/e2e/panel_world.py) imports its neighbours by bare name, as pytest does.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+from harness import Tabpilot, start_page_server, wait_until
+from panel_world import REAL_CLAUDE, FakeAnthropic, Say, claude_browser
+
 SUITE = "panel"
-REPO = Path(__file__).resolve().parents[1]
-REAL_CLAUDE = REPO / ".venv" / "node" / "node_modules" / ".bin" / "claude"
 PANEL = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/sidepanel/sidepanel.html"
 CHUNK = "abcde"  # no spaces: the rendered text's length counts the deltas exactly
 BACKLOG = 1000
@@ -70,9 +71,6 @@ class Paced:
 
 @contextlib.contextmanager
 def world(deltas: int) -> Iterator[tuple[Tabpilot, Any, Any]]:
-    sys.path.insert(0, str(REPO / "tests" / "agents"))
-    from fake_anthropic import FakeAnthropic, Say
-
     folder = Path(tempfile.mkdtemp(prefix="tp-bench-panel-"))
     fake = FakeAnthropic(
         {
@@ -81,22 +79,10 @@ def world(deltas: int) -> Iterator[tuple[Tabpilot, Any, Any]]:
         }
     ).start()
     pages = start_page_server()
-    tp = Tabpilot(
-        home=str(folder / "home"),
-        extra_env={
-            "HOME": str(folder),
-            "ANTHROPIC_BASE_URL": fake.url,
-            "ANTHROPIC_API_KEY": "sk-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        },
-    )
     try:
-        tp.run("panel", "agent", "set", "claude", "--bin", str(REAL_CLAUDE))
-        tp.run("browser", "launch", "--headless", timeout=120)
-        yield tp, pages, fake
+        with claude_browser(fake, claude_home=str(folder), home=str(folder / "home")) as tp:
+            yield tp, pages, fake
     finally:
-        tp.cleanup()
         pages.close()
         fake.close()
         shutil.rmtree(folder, ignore_errors=True)

@@ -10,8 +10,6 @@ import contextlib
 import json
 import os
 import signal
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,14 +17,10 @@ from typing import Any
 
 import pytest
 from harness import PageServer, Tabpilot, kill_and_wait, pid_alive, wait_until
-from test_consent import block, chrome, extension_page, page_target_loaded
+from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
+from test_consent import block, chrome, extension_page
 from test_person import Person, person_at
 
-# The fake model and the pinned CLI live with the other agent-run tests.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from fake_anthropic import FakeAnthropic, Say, Use
-
-REAL_CLAUDE = Path(__file__).resolve().parents[2] / ".venv" / "node" / "node_modules" / ".bin" / "claude"
 pytestmark = pytest.mark.skipif(
     not REAL_CLAUDE.exists(), reason="the Claude Code CLI is not installed (run scripts/bootstrap)"
 )
@@ -72,22 +66,8 @@ def model() -> Iterator[FakeAnthropic]:
 
 @pytest.fixture(scope="module")
 def tp(model: FakeAnthropic) -> Iterator[Tabpilot]:
-    """A managed browser whose daemon hands Claude the fake model and a private HOME."""
-    env = Tabpilot(
-        extra_env={
-            "HOME": tempfile.mkdtemp(prefix="claude-home-"),
-            "ANTHROPIC_BASE_URL": model.url,
-            "ANTHROPIC_API_KEY": "sk-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-    )
-    try:
-        env.run("panel", "agent", "set", "claude", "--bin", str(REAL_CLAUDE))
-        env.run("browser", "launch", "--headless", timeout=90)
+    with claude_browser(model) as env:
         yield env
-    finally:
-        env.cleanup()
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +78,9 @@ def browser_ui(tp: Tabpilot) -> Iterator[Person]:
 
 @contextlib.contextmanager
 def panel_on(tp: Tabpilot, browser_ui: Person, url: str) -> Iterator[tuple[Person, int]]:
-    """The person opens the page in a window of their own, and the panel popped out for that tab."""
-    win = chrome(browser_ui, f"chrome.windows.create({{url: {json.dumps(url)}, focused: true}})")
-    page_target_loaded(browser_ui, url)
-    tab = int(win["tabs"][0]["id"])
-    with extension_page(tp, f"sidepanel/sidepanel.html?tab={tab}") as panel:
+    """The person opens the page in a tab, and the panel popped out for that tab."""
+    tab = open_tab(browser_ui, url)
+    with popped_out(tp, tab) as panel:
         assert chrome(panel, LINK_JS) is True
         yield panel, tab
 

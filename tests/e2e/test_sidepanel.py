@@ -6,12 +6,10 @@ tab); one opens the real side panel with a trusted click.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import stat
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -19,15 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import PageServer, Tabpilot, wait_until
+from harness import REPO, PageServer, Tabpilot, wait_until
+from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
 from test_consent import EXTENSION, block, chrome, extension_page
 from test_person import Person, person_at
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from fake_anthropic import FakeAnthropic, Say, Use
-
-REPO = Path(__file__).resolve().parents[2]
-REAL_CLAUDE = REPO / ".venv" / "node" / "node_modules" / ".bin" / "claude"
 PANEL = f"{EXTENSION}/sidepanel/sidepanel.html"
 
 pytestmark = pytest.mark.skipif(
@@ -76,21 +70,8 @@ def tp(model: FakeAnthropic, argv_log: Path) -> Iterator[Tabpilot]:
     wrapper = argv_log.parent / "claude"
     wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{argv_log}"\nexec "{REAL_CLAUDE}" "$@"\n')
     wrapper.chmod(stat.S_IRWXU)
-    env = Tabpilot(
-        extra_env={
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": model.url,
-            "ANTHROPIC_API_KEY": "sk-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-    )
-    try:
-        env.run("panel", "agent", "set", "claude", "--bin", str(wrapper))
-        env.run("browser", "launch", "--headless", timeout=90)
+    with claude_browser(model, wrapper, claude_home=str(home)) as env:
         yield env
-    finally:
-        env.cleanup()
 
 
 @pytest.fixture(scope="module")
@@ -102,22 +83,8 @@ def browser_ui(tp: Tabpilot) -> Iterator[Person]:
 # ----- what the person does ---------------------------------------------------------------------
 
 
-def open_tab(browser_ui: Person, url: str) -> int:
-    tab = chrome(browser_ui, f"chrome.tabs.create({{url: {json.dumps(url)}, active: true}})")
-    wait_until(lambda: chrome(browser_ui, f"chrome.tabs.get({tab['id']})")["status"] == "complete")
-    return int(tab["id"])
-
-
 def activate(browser_ui: Person, tab_id: int) -> None:
     chrome(browser_ui, f"chrome.tabs.update({tab_id}, {{active: true}})")
-
-
-@contextlib.contextmanager
-def popped_out(tp: Tabpilot, tab_id: int) -> Iterator[Person]:
-    """The panel in a tab of its own, pinned to the person's tab (its Pop out)."""
-    with extension_page(tp, f"sidepanel/sidepanel.html?tab={tab_id}") as panel:
-        wait_until(lambda: panel.eval("!!document.querySelector('#agent option')"), timeout=20)
-        yield panel
 
 
 def click_on(panel: Person, selector: str) -> None:
