@@ -210,6 +210,8 @@ test("after the daemon link comes back, watched conversations are attached again
   const { open, connection } = setup({ "chat.attach": (p) => ({ events: p.since_seq === 0 ? [{ conversation_id: "c-1", seq: 1 }] : [{ conversation_id: "c-1", seq: 2 }, { conversation_id: "c-1", seq: 3 }], running: true }) });
   const port = open();
   await port.ask("attach", { conversation_id: "c-1", since_seq: 0 });
+  // One port, one point: its backlog may come folded. Re-attaching serves every port from the earliest.
+  assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 0, fold: true }]);
   connection.setUp(false);
   connection.setUp(true);
   await waitFor(() => port.events().length === 2, "the missed events");

@@ -169,7 +169,9 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     const watch = { last: since, pending: [] };
     watching.set(port, watch);
     try {
-      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since });
+      // One port from its own last event: the daemon may fold the backlog's text deltas (fewer bytes, one
+      // write in the page). reattachAll serves ports at different points, so it asks for them unfolded.
+      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since, fold: true });
       const backlog = (reply.events ?? []).filter((/** @type {any} */ e) => e.seq > since);
       if (backlog.length) watch.last = backlog.at(-1).seq;
       const pending = watch.pending ?? [];

@@ -322,15 +322,13 @@ $("pop-out").addEventListener("click", () => {
   if (shown.tabId !== null) void chrome.tabs.create({ url: chrome.runtime.getURL(`${PANEL_PAGE}?tab=${shown.tabId}`) });
 });
 
-async function start() {
-  const s = await link.call("status").catch(() => null);
-  if (s) showLink(s.link);
+/** The tab this page shows first: the pinned one, or the active tab of its window (then followed). */
+async function firstTab() {
   if (pinned !== null) {
     chrome.tabs.onUpdated.addListener((tabId, change) => {
       if (tabId === pinned && change.url) void showTab(pinned);
     });
-    await showTab(pinned);
-    return;
+    return pinned;
   }
   const win = await chrome.windows.getCurrent();
   // The panel document lives across tab switches: it follows the window's active tab.
@@ -341,7 +339,17 @@ async function start() {
     if (tabId === shown.tabId && change.url) void showTab(tabId);
   });
   const [active] = await chrome.tabs.query({ active: true, windowId: win.id });
-  if (active?.id !== undefined) await showTab(active.id);
+  return active?.id ?? null;
+}
+
+async function start() {
+  // The conversation first (a reopened panel shows it at once), the link's state beside it; the agent
+  // list, which only a new chat needs, after both (showLink asks for it once the link is up).
+  const status = link.call("status").catch(() => null);
+  const tabId = await firstTab();
+  if (tabId !== null) await showTab(tabId);
+  const s = await status;
+  if (s) showLink(s.link);
 }
 
 void start();
