@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -21,7 +22,16 @@ if str(REPO / "tests" / "agents") not in sys.path:
     sys.path.insert(0, str(REPO / "tests" / "agents"))
 from fake_anthropic import FakeAnthropic, Say, Use
 
-__all__ = ["REAL_CLAUDE", "FakeAnthropic", "Say", "Use", "claude_browser", "open_tab", "popped_out"]
+__all__ = [
+    "REAL_CLAUDE",
+    "FakeAnthropic",
+    "Say",
+    "Use",
+    "agent_runs",
+    "claude_browser",
+    "open_tab",
+    "popped_out",
+]
 
 REAL_CLAUDE = REPO / ".venv" / "node" / "node_modules" / ".bin" / "claude"
 PANEL_PAGE = "sidepanel/sidepanel.html"
@@ -61,3 +71,20 @@ def popped_out(tp: Tabpilot, tab_id: int) -> Iterator[Person]:
     with extension_page(tp, f"{PANEL_PAGE}?tab={tab_id}") as panel:
         wait_until(lambda: panel.eval("!!document.querySelector('#agent option')"), timeout=20)
         yield panel
+
+
+def agent_runs(home: str) -> list[int]:
+    """Pids of processes that carry a run token of this home's daemon (the agent and its MCP server)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"TABPILOT_HOME={home}".encode() in environ and any(
+            v.startswith(b"TABPILOT_RUN=") for v in environ
+        ):
+            found.append(int(entry))
+    return found

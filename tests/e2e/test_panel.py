@@ -12,12 +12,11 @@ import os
 import signal
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import PageServer, Tabpilot, kill_and_wait, pid_alive, wait_until
-from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
+from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, agent_runs, claude_browser, open_tab, popped_out
 from test_consent import block, chrome, extension_page
 from test_person import Person, person_at
 
@@ -107,23 +106,6 @@ def turn_end(panel: Person, cid: str, after_seq: int, timeout: float = 60) -> di
         return next((e for e in events(panel, cid) if e["kind"] == "turn_end" and e["seq"] > after_seq), None)
 
     return wait_until(ended, timeout=timeout, interval=0.1)  # type: ignore[no-any-return]
-
-
-def agent_runs(home: str) -> list[int]:
-    """Pids of processes that carry a run token of this home's daemon (the agent and its MCP server)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if f"TABPILOT_HOME={home}".encode() in environ and any(
-            v.startswith(b"TABPILOT_RUN=") for v in environ
-        ):
-            found.append(int(entry))
-    return found
 
 
 def test_a_turn_acts_on_the_persons_own_tab_and_the_next_one_resumes(
@@ -246,9 +228,11 @@ def test_a_site_blocked_mid_turn_stops_the_panel_sessions_actions_on_it(
             # The agent was told no, twice, and the page never saw a click.
             told = json.dumps(model.main_requests()[-1]["messages"])
             assert told.count("blocked") >= 2
-            # Nor can the person's next message start a turn there.
-            refused = chrome(panel, f"ask('send', {json.dumps({'conversation_id': cid, 'text': 'again'})})")
+            # Nor can the person's next message start a turn there, nor attach anything of the page.
+            again = {"conversation_id": cid, "text": "again", "attach": ["page", "selection", "screenshot"]}
+            refused = chrome(panel, f"ask('send', {json.dumps(again)})")
             assert refused["error"]["reason"] == "site_blocked", refused
+            assert [e["kind"] for e in events(panel, cid)].count("user") == 1
         with person_at(tp, url) as person:
             assert person.eval("document.querySelector('#status').textContent") == "nothing ordered"
     finally:

@@ -86,9 +86,10 @@ function setup(answers, { tabsById = { 7: { id: 7, windowId: 1, url: "https://sh
     }
   };
   const attachments = {
-    page: async () => ({ text: '- heading "Shop"', url: "https://shop.test/", title: "Shop" }),
-    selection: async () => "chosen words",
-    screenshot: async () => "iVBORw0KGgo=",
+    read: [],
+    page: async () => (attachments.read.push("page"), { text: '- heading "Shop"', url: "https://shop.test/", title: "Shop" }),
+    selection: async () => (attachments.read.push("selection"), "chosen words"),
+    screenshot: async () => (attachments.read.push("screenshot"), "iVBORw0KGgo="),
   };
   const bridge = createPanelBridge({ runtime, connection, tabs, storage: new FakeStorage(), admit, attachments, log: quiet });
   const open = (url = `${ORIGIN}/sidepanel/sidepanel.html`, options) => {
@@ -96,7 +97,7 @@ function setup(answers, { tabsById = { 7: { id: 7, windowId: 1, url: "https://sh
     runtime.onConnect.fire(port);
     return port;
   };
-  return { bridge, runtime, connection, tabs, open };
+  return { bridge, runtime, connection, tabs, attachments, open };
 }
 
 test("only the extension's own panel page may connect: not a content script, not another page, not another extension", () => {
@@ -154,14 +155,21 @@ test("start binds the conversation to the tab; send fences attachments; the tab 
 });
 
 test("on a blocked site the panel can neither start nor send nor attach", async () => {
-  const tabsById = { 7: { id: 7, windowId: 1, url: "https://bank.test/", title: "Bank" } };
-  const { open, connection } = setup({ "chat.start": { conversation_id: "c-1" } }, { tabsById, blocked: ["bank.test"] });
+  const tabsById = { 7: { id: 7, windowId: 1, url: "https://bank.test/", title: "Bank" }, 8: { id: 8, windowId: 1, url: "https://shop.test/", title: "Shop" } };
+  const { open, connection, attachments } = setup({ "chat.start": { conversation_id: "c-1" } }, { tabsById, blocked: ["bank.test"] });
   const port = open();
   const info = await port.ask("tab", { tab_id: 7 });
   assert.equal(info.result.blocked.reason, "site_blocked");
   const refused = await port.ask("start", { tab_id: 7, agent: "claude" });
   assert.equal(refused.error.reason, "site_blocked");
   assert.deepEqual(connection.requests, []);
+  // A conversation whose tab went on to a blocked site: its next message, and what it would attach, stay.
+  assert.equal((await port.ask("start", { tab_id: 8, agent: "claude" })).result.conversation_id, "c-1");
+  tabsById[8].url = "https://bank.test/account";
+  const sent = await port.ask("send", { conversation_id: "c-1", text: "and this?", attach: ["page", "selection", "screenshot"] });
+  assert.equal(sent.error.reason, "site_blocked");
+  assert.deepEqual(attachments.read, []);
+  assert.deepEqual(connection.requests.map(([m]) => m), ["chat.start"]);
 });
 
 test("a backlog and live events that cross it reach the panel once each, in order; other conversations stay out", async () => {
