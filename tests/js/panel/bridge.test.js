@@ -154,6 +154,20 @@ test("start binds the conversation to the tab; send fences attachments; the tab 
   assert.equal((await port.ask("send", { conversation_id: "c-1", text: "more" })).error.reason, "unknown_tab");
 });
 
+test("attach by tab attaches whatever conversation is bound to it, or answers that none is", async () => {
+  const { open, connection } = setup({ "chat.start": { conversation_id: "c-1" }, "chat.attach": (p) => ({ conversation_id: p.conversation_id, events: [{ conversation_id: p.conversation_id, seq: 1 }], running: true }) });
+  const port = open();
+  assert.deepEqual((await port.ask("attach", { tab_id: 7, since_seq: 0 })).result, { conversation_id: null, events: [], running: false });
+  assert.deepEqual(connection.requests, [], "nothing bound: the daemon is not asked");
+  await port.ask("start", { tab_id: 7, agent: "claude" });
+  const attached = await port.ask("attach", { tab_id: 7, since_seq: 0 });
+  assert.equal(attached.result.conversation_id, "c-1");
+  assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 0, fold: true }]);
+  connection.push({ conversation_id: "c-1", seq: 2 });
+  assert.deepEqual(port.events(), [2], "and it is watched from there on");
+  assert.equal((await port.ask("attach", { tab_id: "7" })).error.code, "invalid_params");
+});
+
 test("on a blocked site the panel can neither start nor send nor attach", async () => {
   const tabsById = { 7: { id: 7, windowId: 1, url: "https://bank.test/", title: "Bank" }, 8: { id: 8, windowId: 1, url: "https://shop.test/", title: "Shop" } };
   const { open, connection, attachments } = setup({ "chat.start": { conversation_id: "c-1" } }, { tabsById, blocked: ["bank.test"] });

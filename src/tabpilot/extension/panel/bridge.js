@@ -273,9 +273,12 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     async stop(_port, { conversation_id }) {
       return daemon("chat.stop", { conversation_id });
     },
-    async attach(port, { conversation_id, since_seq }) {
-      if (typeof conversation_id !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
-      return attach(port, conversation_id, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
+    /** By conversation, or by tab (whatever is bound to it: asked beside `tab`, it saves the panel a round trip). */
+    async attach(port, { conversation_id, tab_id, since_seq }) {
+      const cid = conversation_id ?? (Number.isInteger(tab_id) ? await bindings.ofTab(tab_id) : undefined);
+      if (cid === null) return { conversation_id: null, events: [], running: false };
+      if (typeof cid !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
+      return attach(port, cid, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
     },
     async detach(port, { conversation_id }) {
       detach(port, conversation_id);
