@@ -33,8 +33,9 @@ PANEL = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/sidepanel/sidepanel
 CHUNK = "abcde"  # no spaces: the rendered text's length counts the deltas exactly
 BACKLOG = 1000
 ECHOES_PER_ROUND = 20
-# Enough for a p95 that is not just the slowest one; all fit in the 40 s the backlog's turn runs on.
-REOPENINGS = 12
+# Reopenings per streaming round (12 in a full run: a p95 that is not just the slowest one); all fit in
+# the 40 s the backlog's turn runs on.
+REOPENINGS_PER_ROUND = 4
 PAGE_LOAD = "an extension page opened and loaded (popup.html)"
 
 # Installed in the panel page before a turn: when the turn's own text (a new bubble) changed, and how
@@ -213,7 +214,7 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
     backlog_cid = wait_until(lambda: (lambda c: c if c != cid else None)(newest_conversation(tp)), timeout=30)
     wait_until(lambda: len(text_events(tp, backlog_cid)) >= BACKLOG, timeout=120)
     reopen, after_load, blank, sizes = [], [], [], []
-    for _ in range(REOPENINGS):
+    for _ in range(REOPENINGS_PER_ROUND * rounds):
         # Baseline, interleaved: another extension page (the popup) opened until it has loaded.
         began = time.time() * 1000
         with page(tp, ui, PANEL.replace("sidepanel/sidepanel.html", "popup/popup.html")) as popup:
