@@ -119,6 +119,12 @@ def test_a_turn_acts_on_the_persons_own_tab_and_the_next_one_resumes(
         cid, session_id = started["conversation_id"], started["session_id"]
         ask(panel, "attach", {"conversation_id": cid, "since_seq": 0})
         sent = ask(panel, "send", {"conversation_id": cid, "text": "Order the bread [[script:order]]"})
+        # Placing an order asks the person first (issue 15): the panel showing the conversation says yes.
+        card = wait_until(
+            lambda: next((e for e in events(panel, cid) if e["kind"] == "approval"), None), timeout=60
+        )
+        answer = {"conversation_id": cid, "approval_id": card["approval_id"], "decision": "allow"}
+        assert ask(panel, "answer", answer) == {"answered": True}
         end = turn_end(panel, cid, sent["seq"])
 
         got = events(panel, cid)

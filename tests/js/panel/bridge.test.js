@@ -91,13 +91,22 @@ function setup(answers, { tabsById = { 7: { id: 7, windowId: 1, url: "https://sh
     selection: async () => (attachments.read.push("selection"), "chosen words"),
     screenshot: async () => (attachments.read.push("screenshot"), "iVBORw0KGgo="),
   };
-  const bridge = createPanelBridge({ runtime, connection, tabs, storage: new FakeStorage(), admit, attachments, log: quiet });
+  const approvals = {
+    answered: [],
+    gone: [],
+    answer(id, decision, from) {
+      approvals.answered.push([id, decision, from]);
+      return true;
+    },
+    panelGone: (cid) => approvals.gone.push(cid),
+  };
+  const bridge = createPanelBridge({ runtime, connection, tabs, storage: new FakeStorage(), admit, attachments, approvals, log: quiet });
   const open = (url = `${ORIGIN}/sidepanel/sidepanel.html`, options) => {
     const port = fakePort(url, options);
     runtime.onConnect.fire(port);
     return port;
   };
-  return { bridge, runtime, connection, tabs, attachments, open };
+  return { bridge, runtime, connection, tabs, attachments, open, approvals };
 }
 
 test("only the extension's own panel page may connect: not a content script, not another page, not another extension", () => {
@@ -249,4 +258,30 @@ test("the popup's Stop all stops every running conversation", async () => {
   });
   await bridge.stopAll();
   assert.deepEqual(connection.requests.filter(([m]) => m === "chat.stop").map(([, p]) => p.conversation_id), ["c-1", "c-3"]);
+});
+
+test("a card is answered only from a panel showing its conversation; the last such panel closing hands its cards on", async () => {
+  const { open, approvals, bridge } = setup({ "chat.attach": { events: [], running: true } });
+  const shower = open();
+  const other = open();
+  await shower.ask("attach", { conversation_id: "c-1", since_seq: 0 });
+  assert.equal(bridge.shows("c-1"), true);
+  const refused = await other.ask("answer", { conversation_id: "c-1", approval_id: "ap-1", decision: "allow" });
+  assert.equal(refused.error.code, "invalid_params");
+  assert.deepEqual(approvals.answered, []);
+  const ok = await shower.ask("answer", { conversation_id: "c-1", approval_id: "ap-1", decision: "allow", always: true });
+  assert.deepEqual(ok.result, { answered: true });
+  assert.deepEqual(approvals.answered, [["ap-1", "allow", { conversationId: "c-1", always: true }]]);
+  shower.onDisconnect.fire();
+  assert.equal(bridge.shows("c-1"), false);
+  assert.deepEqual(approvals.gone, ["c-1"]);
+});
+
+test("a turn's sites come from the tab it starts on and the person's own words, not from what is attached", async () => {
+  const { open, bridge } = setup({ "chat.start": { conversation_id: "c-1" }, "chat.send": { turn_id: "t-1" } });
+  const port = open();
+  await port.ask("start", { tab_id: 7, agent: "claude" });
+  await port.ask("send", { conversation_id: "c-1", text: "compare with docs.test please", attach: ["page"] });
+  assert.deepEqual(await bridge.turnOfTab(7), { conversationId: "c-1", scope: { sites: ["shop.test", "docs.test"], unconfined: false }, start: "shop.test" });
+  assert.equal(await bridge.turnOfTab(8), null);
 });

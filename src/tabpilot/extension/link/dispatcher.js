@@ -1,10 +1,12 @@
 // @ts-check
 // Routes daemon requests to the handlers it is given (the table is tools/index.js): one
 // AbortController per request, the cancel fast path, and exactly one response per request.
-import { RpcError, classify, response, errorResponse } from "./protocol.js";
+import { RpcError, classify, response, errorResponse, progress } from "./protocol.js";
 
 /**
- * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
+ * @typedef {{signal: AbortSignal, progress: (payload: Record<string, unknown>) => void} & Record<string, any>} HandlerContext
+ *   progress: tell the daemon the request still runs (e.g. the person is being asked), with how long
+ *   it may yet take (`deadline_ms`), so neither it nor the CLI gives up on it meanwhile
  * @typedef {(params: Record<string, any>, ctx: HandlerContext) => unknown} Handler
  */
 
@@ -54,7 +56,15 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     try {
-      const ctx = { ...context, signal, method, atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn) };
+      const ctx = {
+        ...context,
+        signal,
+        method,
+        atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn),
+        progress: (/** @type {Record<string, unknown>} */ payload) => {
+          if (!signal.aborted) send(progress(id, payload));
+        },
+      };
       const result = await Promise.race([Promise.resolve().then(() => handler(params, ctx)), aborted]);
       send(response(id, result ?? null));
     } catch (err) {

@@ -42,7 +42,7 @@ const shown = {
 /** @type {Set<string>} */
 const attachNext = new Set();
 
-const view = createTimelineView($("timeline"), $("latest"));
+const view = createTimelineView($("timeline"), $("latest"), { onAnswer: (card, answer) => void answerCard(card, answer) });
 const link = createPanelLink({
   connect: (name) => chrome.runtime.connect({ name }),
   onPush,
@@ -244,6 +244,21 @@ async function submit() {
     showSendError(err);
   }
   renderComposer();
+}
+
+/**
+ * The person answered a card: one of the agent's actions (the extension decides it) or the agent CLI's
+ * own question (the daemon passes it on). @param {{kind: string, id: string}} card @param {string} answer
+ */
+async function answerCard(card, answer) {
+  if (!shown.cid) return;
+  const decision = answer === "deny" ? "deny" : "allow";
+  try {
+    if (card.kind === "approval") await link.call("answer", { conversation_id: shown.cid, approval_id: card.id, decision, always: answer === "always" });
+    else await link.call("permit", { conversation_id: shown.cid, permission_id: card.id, decision });
+  } catch (err) {
+    showSendError(err);
+  }
 }
 
 async function stop() {
