@@ -40,9 +40,14 @@ async def test_a_turn_streams_numbered_events_in_order_into_a_private_log() -> N
         assert mode(folder / "events.jsonl") == 0o600 and mode(folder / "meta.json") == 0o600
         on_disk = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
         assert on_disk == events
-        # A panel reopening after seq 3 gets the rest, and history merges the deltas.
+        # A panel reopening after seq 3 gets the rest; asked folded, the reply's deltas come as one event
+        # that carries the seq of its last (after seq 4, only what it has not rendered). History merges too.
         attached = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 3})
         assert [e["seq"] for e in attached["events"]] == [4, 5, 6] and attached["running"] is False
+        folded = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 3, "fold": True})
+        assert [(e["seq"], e.get("delta")) for e in folded["events"]] == [(5, "Hello"), (6, None)]
+        folded = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 4, "fold": True})
+        assert [(e["seq"], e.get("delta")) for e in folded["events"]] == [(5, "lo"), (6, None)]
         got = await rig.ok("chat.get", {"conversation_id": cid})
         assert [i["kind"] for i in got["items"]] == ["user", "turn_start", "session", "text", "turn_end"]
         assert got["items"][3]["text"] == "Hello" and got["conversation"]["title"] == "STUB: say Hel | say lo"

@@ -7,7 +7,6 @@ happen. The shop's server records every order it gets, so "nothing was sent" is 
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -16,25 +15,12 @@ from typing import Any
 
 import pytest
 from harness import TABPILOT, Tabpilot, wait_until
+from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
 from shop_server import Shop
 from test_consent import EXTENSION, chrome, extension_page
 from test_person import Person, person_at, prompt_targets
-from test_sidepanel import (
-    REAL_CLAUDE,
-    agent_text,
-    click_on,
-    conversation_of,
-    events_of,
-    open_tab,
-    popped_out,
-    running,
-    say,
-    tool_rows,
-)
+from test_sidepanel import agent_text, click_on, conversation_of, events_of, running, say, tool_rows
 from websockets.sync.client import connect
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from fake_anthropic import FakeAnthropic, Say, Use
 
 pytestmark = pytest.mark.skipif(
     not REAL_CLAUDE.exists(), reason="the Claude Code CLI is not installed (run scripts/bootstrap)"
@@ -108,22 +94,9 @@ def workspace() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def tp(model: FakeAnthropic, workspace: Path) -> Iterator[Tabpilot]:
-    env = Tabpilot(
-        extra_env={
-            "HOME": tempfile.mkdtemp(prefix="claude-home-"),
-            "ANTHROPIC_BASE_URL": model.url,
-            "ANTHROPIC_API_KEY": "sk-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-    )
-    try:
-        env.run("panel", "agent", "set", "claude", "--bin", str(REAL_CLAUDE))
+    with claude_browser(model) as env:
         env.run("panel", "workspace", "add", str(workspace), "--label", "shop")
-        env.run("browser", "launch", "--headless", timeout=90)
         yield env
-    finally:
-        env.cleanup()
 
 
 @pytest.fixture(scope="module")

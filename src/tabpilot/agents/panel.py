@@ -467,8 +467,11 @@ class ChatService:
         since = params.get("since_seq", 0)
         if not isinstance(since, int) or isinstance(since, bool) or since < 0:
             raise RpcError("invalid_params", "since_seq must be the last seq the panel rendered (0 for all)")
+        fold = params.get("fold", False)
+        if not isinstance(fold, bool):
+            raise RpcError("invalid_params", "fold must be true or false")
         # No await between the backlog and the subscription: nothing falls between them.
-        events = conversation.since(since)
+        events = conversation.since(since, fold)
         self.watchers.setdefault(conversation.meta.conversation_id, set()).add(browser_id)
         turn = self.turns.get(conversation.meta.conversation_id)
         return {

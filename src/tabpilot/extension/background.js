@@ -21,7 +21,6 @@ import { createNetworkLog } from "./browser/network-log.js";
 import { createNetworkRoutes } from "./browser/network-routes.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
-import { registerPanelBridge } from "./person/panel-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
 import { browserInfo } from "./link/browser-info.js";
 import { createOverlay } from "./person/overlay.js";
@@ -210,7 +209,6 @@ registerPopupBridge(
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
 );
-registerPanelBridge(chrome.runtime, connection);
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());
 

@@ -174,7 +174,9 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     const watch = { last: since, pending: [] };
     watching.set(port, watch);
     try {
-      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since });
+      // One port from its own last event: the daemon may fold the backlog's text deltas (fewer bytes, one
+      // write in the page). reattachAll serves ports at different points, so it asks for them unfolded.
+      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since, fold: true });
       const backlog = (reply.events ?? []).filter((/** @type {any} */ e) => e.seq > since);
       if (backlog.length) watch.last = backlog.at(-1).seq;
       const pending = watch.pending ?? [];
@@ -279,9 +281,12 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     async stop(_port, { conversation_id }) {
       return daemon("chat.stop", { conversation_id });
     },
-    async attach(port, { conversation_id, since_seq }) {
-      if (typeof conversation_id !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
-      return attach(port, conversation_id, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
+    /** By conversation, or by tab (whatever is bound to it: asked beside `tab`, it saves the panel a round trip). */
+    async attach(port, { conversation_id, tab_id, since_seq }) {
+      const cid = conversation_id ?? (Number.isInteger(tab_id) ? await bindings.ofTab(tab_id) : undefined);
+      if (cid === null) return { conversation_id: null, events: [], running: false };
+      if (typeof cid !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
+      return attach(port, cid, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
     },
     async detach(port, { conversation_id }) {
       detach(port, conversation_id);

@@ -155,13 +155,17 @@ export function createTimelineView(container, latest, { onAnswer = () => {} } = 
   return {
     /** Render items that were added or changed, in timeline order. @param {Iterable<Item>} items */
     update(items) {
-      const follow = nearBottom();
+      // An empty timeline (a panel just opened on a backlog) follows without asking: asking would lay
+      // the page out once before its first content and again after.
+      const follow = nodes.size === 0 || nearBottom();
+      // New items come after every item shown: they go in with one insertion.
+      const added = document.createDocumentFragment();
       for (const item of items) {
         let node = nodes.get(item.key);
         if (!node) {
           node = create(item);
           nodes.set(item.key, node);
-          container.append(node);
+          added.append(node);
         }
         fill(item, node);
         if (item.type === "card") {
@@ -171,6 +175,7 @@ export function createTimelineView(container, latest, { onAnswer = () => {} } = 
           } else visibility.unobserve(node);
         }
       }
+      container.append(added);
       if (follow) container.scrollTop = container.scrollHeight;
       else showLatest();
     },
