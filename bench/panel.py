@@ -14,10 +14,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from bench.rig import Rig
 from bench.stats import Record, measured, missing
@@ -29,40 +27,10 @@ for folder in (TESTS / "unit", TESTS / "agents"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 from fake_anthropic import FakeAnthropic, Say  # noqa: E402
-from fakes import FakeExtension, RunningDaemon, running_daemon  # noqa: E402
 
-from rig import REAL_CLAUDE, configure, stand_in  # noqa: E402
+from rig import REAL_CLAUDE, ChatRig, chat_rig  # noqa: E402
 
 SUITE = "panel"
-
-
-@dataclass
-class Chat:
-    daemon: RunningDaemon
-    peer: FakeExtension
-
-    async def ok(self, method: str, params: dict[str, Any], timeout: float = 30.0) -> Any:
-        reply = await self.peer.request(method, params, timeout)
-        assert "result" in reply, reply
-        return reply["result"]
-
-    async def new(self) -> str:
-        started = await self.ok("chat.start", {"tab_id": 1, "agent": "claude"})
-        cid = str(started["conversation_id"])
-        await self.ok("chat.attach", {"conversation_id": cid, "since_seq": 0})
-        return cid
-
-    async def until(self, cid: str, kind: str, after_seq: int, timeout: float = 60.0) -> dict[str, Any]:
-        frame = await self.peer.wait_frame(
-            lambda f: (
-                f.get("event") == "chat.event"
-                and f["payload"]["conversation_id"] == cid
-                and f["payload"]["kind"] == kind
-                and f["payload"]["seq"] > after_seq
-            ),
-            timeout,
-        )
-        return dict(frame["payload"])
 
 
 @contextlib.contextmanager
@@ -80,23 +48,11 @@ def environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-@contextlib.asynccontextmanager
-async def chat(binary: str | None = None) -> AsyncIterator[Chat]:
-    async with running_daemon() as daemon:
-        configure(daemon.home, "claude", binary or stand_in(daemon.home))
-        peer = await daemon.paired_peer()
-        try:
-            yield Chat(daemon, peer)
-        finally:
-            await daemon.daemon.shutdown()
-            await peer.close()
-
-
 async def _spawn_overhead(samples: int) -> list[Record]:
     sends: list[float] = []
     bare: list[float] = []
-    async with chat() as c:
-        cid = await c.new()
+    async with chat_rig() as c:
+        cid = await c.new_chat()
         for i in range(samples + 1):
             began = time.perf_counter()
             proc = await asyncio.create_subprocess_exec("/bin/true")
@@ -105,7 +61,7 @@ async def _spawn_overhead(samples: int) -> list[Record]:
             began_send = time.perf_counter()
             sent = await c.ok("chat.send", {"conversation_id": cid, "text": "STUB: say ok"})
             turn = c.daemon.daemon.chats.turns.get(cid)
-            await c.until(cid, "turn_end", sent["seq"])
+            await c.event(cid, "turn_end", sent["seq"], timeout=60)
             # The first send pays the agent's --version probe (cached 30 s), as a panel's first send does.
             if i == 0 or turn is None or turn.spawned_at is None:
                 continue
@@ -132,14 +88,14 @@ async def _spawn_overhead(samples: int) -> list[Record]:
     return [base, send, over]
 
 
-async def _stop(c: Chat, text: str, samples: int, wait_kind: str) -> tuple[list[float], list[str]]:
+async def _stop(c: ChatRig, text: str, samples: int, wait_kind: str) -> tuple[list[float], list[str]]:
     times: list[float] = []
     steps: list[str] = []
     for _ in range(samples):
-        cid = await c.new()
+        cid = await c.new_chat()
         sent = await c.ok("chat.send", {"conversation_id": cid, "text": text})
-        first = await c.until(cid, wait_kind, sent["seq"])
-        await c.until(cid, wait_kind, first["seq"])
+        first = await c.event(cid, wait_kind, sent["seq"], timeout=60)
+        await c.event(cid, wait_kind, first["seq"], timeout=60)
         turn = c.daemon.daemon.chats.turns[cid]
         assert turn.process is not None and turn.process.pgid is not None
         pgid = turn.process.pgid
@@ -154,7 +110,7 @@ async def _stop(c: Chat, text: str, samples: int, wait_kind: str) -> tuple[list[
 
 async def _stops(samples: int) -> list[Record]:
     records = []
-    async with chat() as c:
+    async with chat_rig() as c:
         times, steps = await _stop(c, "STUB: say a | say b | hang", samples, "text")
         records.append(
             measured(
@@ -191,15 +147,9 @@ async def _stops(samples: int) -> list[Record]:
         return records
     fake = FakeAnthropic({"slow": [Say([f"w{i} " for i in range(200)], delay_s=0.05)]}).start()
     try:
-        env = {
-            "HOME": tempfile.mkdtemp(prefix="bench-claude-"),
-            "ANTHROPIC_BASE_URL": fake.url,
-            "ANTHROPIC_API_KEY": "sk-test",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        env = fake.claude_env(tempfile.mkdtemp(prefix="bench-claude-"))
         with environment(env):
-            async with chat(str(REAL_CLAUDE)) as c:
+            async with chat_rig(str(REAL_CLAUDE)) as c:
                 times, steps = await _stop(c, "write [[script:slow]]", max(3, samples // 3), "text")
         records.append(
             measured(

@@ -67,6 +67,8 @@ REASONS = frozenset(
         "session_paused",
         "agent_window_scope",
         "borrow_conflict",
+        "user_declined",
+        "approval_timeout",
         # targets and refs
         "ref_not_found",
         "ref_stale",
@@ -224,6 +226,7 @@ PANEL_METHODS = frozenset(
         "chat.list",
         "chat.get",
         "chat.delete",
+        "chat.answer",
     }
 )
 
@@ -240,6 +243,8 @@ CHAT_EVENT_KINDS = (
     "tool_result",
     "permission",
     "permission_end",
+    "approval",
+    "approval_end",
     "error",
     "turn_end",
 )
@@ -259,6 +264,7 @@ EXTENSION_EVENTS = frozenset(
         "session.user_resume",
         "browser.label_changed",
         "chat.tab_closed",
+        "chat.approval",
     }
 )
 
@@ -333,8 +339,13 @@ def event(name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"event": name, "payload": payload if payload is not None else {}}
 
 
+def progress(frame_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """An interim frame for a request still running (e.g. waiting for the person's approval)."""
+    return {"id": frame_id, "progress": payload}
+
+
 def classify(frame: Any) -> str | None:
-    """Return "request", "response", "event" or None for anything that is not a valid frame."""
+    """Return "request", "response", "progress", "event" or None for anything that is not a valid frame."""
     if not isinstance(frame, dict):
         return None
     frame_id = frame.get("id")
@@ -347,6 +358,9 @@ def classify(frame: Any) -> str | None:
         if "result" in frame and "error" in frame:
             return None
         return "response" if isinstance(frame_id, str) and frame_id else None
+    if "progress" in frame:
+        ok = isinstance(frame_id, str) and frame_id and isinstance(frame["progress"], dict)
+        return "progress" if ok else None
     if isinstance(frame.get("event"), str) and frame["event"]:
         payload = frame.get("payload", {})
         return "event" if payload is None or isinstance(payload, dict) else None

@@ -155,6 +155,16 @@ class FakeAnthropic:
             return script[step]
         return Say([f"(no step {step} in script {name!r})"])
 
+    def claude_env(self, home: str) -> dict[str, str]:
+        """What Claude Code needs to talk to this fake and to nothing else: a private HOME, no telemetry."""
+        return {
+            "HOME": home,
+            "ANTHROPIC_BASE_URL": self.url,
+            "ANTHROPIC_API_KEY": "sk-test",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+
     def main_requests(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests if r["body"].get("stream")]
 

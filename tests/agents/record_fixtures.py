@@ -49,14 +49,7 @@ def record(name: str, text: str, interrupt_after_s: float | None = None) -> None
     work = tempfile.mkdtemp()
     server = os.path.join(work, "mcp.py")
     Path(server).write_text(ECHO_MCP)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": work,
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "sk-test",
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
+    env = {"PATH": os.environ["PATH"], **fake.claude_env(work)}
     launch = claude.plan(
         TurnPlan(
             str(REAL_CLAUDE), text, work, "browser", env, McpServer(sys.executable, [server], {}), "Be brief."

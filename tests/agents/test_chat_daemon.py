@@ -40,9 +40,14 @@ async def test_a_turn_streams_numbered_events_in_order_into_a_private_log() -> N
         assert mode(folder / "events.jsonl") == 0o600 and mode(folder / "meta.json") == 0o600
         on_disk = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
         assert on_disk == events
-        # A panel reopening after seq 3 gets the rest, and history merges the deltas.
+        # A panel reopening after seq 3 gets the rest; asked folded, the reply's deltas come as one event
+        # that carries the seq of its last (after seq 4, only what it has not rendered). History merges too.
         attached = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 3})
         assert [e["seq"] for e in attached["events"]] == [4, 5, 6] and attached["running"] is False
+        folded = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 3, "fold": True})
+        assert [(e["seq"], e.get("delta")) for e in folded["events"]] == [(5, "Hello"), (6, None)]
+        folded = await rig.ok("chat.attach", {"conversation_id": cid, "since_seq": 4, "fold": True})
+        assert [(e["seq"], e.get("delta")) for e in folded["events"]] == [(5, "lo"), (6, None)]
         got = await rig.ok("chat.get", {"conversation_id": cid})
         assert [i["kind"] for i in got["items"]] == ["user", "turn_start", "session", "text", "turn_end"]
         assert got["items"][3]["text"] == "Hello" and got["conversation"]["title"] == "STUB: say Hel | say lo"
@@ -274,7 +279,12 @@ async def test_an_agent_that_dies_or_fails_ends_its_turn_with_what_it_wrote() ->
     async with chat_rig() as rig:
         cid = await rig.new_chat()
         end = await turn(rig, cid, "STUB: say half | exit 3")
-        assert (end["reason"], end["interrupted"], end["exit_code"], end["text"]) == ("agent_exited", True, 3, "half")
+        assert (end["reason"], end["interrupted"], end["exit_code"], end["text"]) == (
+            "agent_exited",
+            True,
+            3,
+            "half",
+        )
         error = next(e for e in rig.events(cid) if e["kind"] == "error")
         assert error["code"] == "agent_exited" and error["fatal"] is True
         end = await turn(rig, cid, "STUB: fail the model is overloaded")
@@ -283,7 +293,9 @@ async def test_an_agent_that_dies_or_fails_ends_its_turn_with_what_it_wrote() ->
         assert failure["message"] == "the model is overloaded" and failure["fatal"] is True
 
 
-@pytest.mark.parametrize(("event", "reason"), [("chat.tab_closed", "tab_closed"), ("session.user_interrupt", "stopped")])
+@pytest.mark.parametrize(
+    ("event", "reason"), [("chat.tab_closed", "tab_closed"), ("session.user_interrupt", "stopped")]
+)
 async def test_closing_the_tab_or_stop_in_the_page_ends_the_turn(event: str, reason: str) -> None:
     async with chat_rig() as rig:
         cid = await rig.new_chat()
@@ -297,3 +309,87 @@ async def test_closing_the_tab_or_stop_in_the_page_ends_the_turn(event: str, rea
         if event == "chat.tab_closed":
             error = await rig.fails("chat.send", {"conversation_id": cid, "text": "again"})
             assert error["data"]["reason"] == "tab_closed"
+
+
+async def test_the_persons_answer_to_the_agents_own_question_goes_back_to_it() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        text = 'STUB: ask Bash {"command": "touch x"} | say after'
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": text})
+        asked = await rig.event(cid, "permission", sent["seq"])
+        refused = await rig.peer.request(
+            "chat.answer", {"conversation_id": cid, "permission_id": "nope", "decision": "allow"}
+        )
+        assert refused["error"]["code"] == "not_found"
+        bad = await rig.peer.request(
+            "chat.answer",
+            {"conversation_id": cid, "permission_id": asked["permission_id"], "decision": "yes"},
+        )
+        assert bad["error"]["code"] == "invalid_params"
+        answer = {"conversation_id": cid, "permission_id": asked["permission_id"], "decision": "allow"}
+        assert await rig.ok("chat.answer", answer) == {"answered": True, "decision": "allow"}
+        allowed = await rig.event(cid, "permission_end", asked["seq"])
+        assert (allowed["decision"], allowed["why"]) == ("allow", "person")
+        await rig.event(cid, "turn_end", sent["seq"])
+        # Claude gets the input it asked about back with the yes (its control protocol wants it).
+        stdin = rig.records(cid)[0]["stdin"]
+        reply = next(json.loads(line) for line in stdin if '"behavior":"allow"' in line)
+        assert reply["response"]["response"] == {"behavior": "allow", "updatedInput": {"command": "touch x"}}
+        again = await rig.peer.request("chat.answer", answer)
+        assert again["error"]["code"] == "not_found", "an answered question takes no second answer"
+
+
+async def test_the_extensions_cards_land_in_the_timeline_and_one_left_open_ends_with_its_turn() -> None:
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say busy | hang"})
+        await rig.event(cid, "text", sent["seq"])
+        session_id = rig.meta(cid)["session_id"]
+        card = {
+            "rule": "form-submit",
+            "title": "Submit a form",
+            "target": 'button "Pay"',
+            "site": "shop.test",
+            "always": True,
+        }
+        for approval_id in ("ap-1", "ap-2"):
+            await rig.peer.send_event(
+                "chat.approval",
+                {
+                    "session_id": session_id,
+                    "conversation_id": cid,
+                    "approval_id": approval_id,
+                    "state": "asked",
+                    **card,
+                },
+            )
+        # Another session cannot put a card into this conversation.
+        await rig.peer.send_event(
+            "chat.approval",
+            {"session_id": "p-other", "conversation_id": cid, "approval_id": "ap-3", "state": "asked"},
+        )
+        asked = await rig.event(cid, "approval", sent["seq"])
+        assert {k: asked[k] for k in ("approval_id", "rule", "target", "always")} == {
+            "approval_id": "ap-1",
+            "rule": "form-submit",
+            "target": 'button "Pay"',
+            "always": True,
+        }
+        await rig.peer.send_event(
+            "chat.approval",
+            {
+                "session_id": session_id,
+                "conversation_id": cid,
+                "approval_id": "ap-1",
+                "state": "answered",
+                "decision": "deny",
+                "via": "panel",
+            },
+        )
+        ended = await rig.event(cid, "approval_end", asked["seq"])
+        assert (ended["approval_id"], ended["decision"], ended["via"]) == ("ap-1", "deny", "panel")
+        await rig.ok("chat.stop", {"conversation_id": cid})
+        await rig.event(cid, "turn_end", sent["seq"])
+        ends = [(e["approval_id"], e["decision"]) for e in rig.events(cid) if e["kind"] == "approval_end"]
+        assert ends == [("ap-1", "deny"), ("ap-2", "stopped")]
+        assert [e["approval_id"] for e in rig.events(cid) if e["kind"] == "approval"] == ["ap-1", "ap-2"]

@@ -31,11 +31,8 @@ SNAPSHOT = {
 
 def claude_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
     """What the daemon passes on to Claude: the fake model, a private HOME, no traffic elsewhere."""
-    monkeypatch.setenv("HOME", tempfile.mkdtemp(prefix="claude-home-"))
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("DISABLE_TELEMETRY", "1")
-    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    for name, value in fake.claude_env(tempfile.mkdtemp(prefix="claude-home-")).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture

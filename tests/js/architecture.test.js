@@ -17,6 +17,7 @@ const LAYERS = [
   ["browser"],
   ["page"],
   ["person"],
+  ["approval"],
   ["tools"],
   ["panel"],
   ["", "content", "prompt", "popup", "options", "sidepanel"],

@@ -186,6 +186,12 @@ class FakeExtension:
     def methods(self) -> list[str]:
         return [f["method"] for f in self.received if "method" in f]
 
+    async def send_progress(self, method: str, payload: dict[str, Any]) -> None:
+        """An interim frame for the latest request of ``method`` (the person is being asked)."""
+        assert self.ws is not None
+        rpc_id = next(f["id"] for f in reversed(self.received) if f.get("method") == method)
+        await self.ws.send(json.dumps(protocol.progress(rpc_id, payload)))
+
     async def send_event(self, name: str, payload: dict[str, Any]) -> None:
         assert self.ws is not None
         await self.ws.send(json.dumps(protocol.event(name, payload)))

@@ -92,16 +92,18 @@ def interrupt_line() -> str:
     )
 
 
+def allow_line(request_id: str, tool_input: dict[str, Any]) -> str:
+    """The person allowed the tool, with the input Claude asked about (Claude needs it echoed)."""
+    return _permission_reply(request_id, {"behavior": "allow", "updatedInput": tool_input})
+
+
 def deny_line(request_id: str, message: str) -> str:
+    return _permission_reply(request_id, {"behavior": "deny", "message": message})
+
+
+def _permission_reply(request_id: str, answer: dict[str, Any]) -> str:
     return _line(
-        {
-            "type": "control_response",
-            "response": {
-                "subtype": "success",
-                "request_id": request_id,
-                "response": {"behavior": "deny", "message": message},
-            },
-        }
+        {"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": answer}}
     )
 
 

@@ -8,6 +8,7 @@ files 0600: they hold what the person typed and what the agent read on their pag
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -68,8 +69,10 @@ class Conversation:
                 open_turn = None
         return open_turn
 
-    def since(self, seq: int) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["seq"] > seq]
+    def since(self, seq: int, fold: bool = False) -> list[dict[str, Any]]:
+        """The events after `seq`; with `fold`, each run of one turn's text deltas as one event."""
+        after = [e for e in self.events if e["seq"] > seq]
+        return fold_text(after) if fold else after
 
     def turn_text(self, turn_id: str) -> str:
         return "".join(
@@ -79,22 +82,31 @@ class Conversation:
     def transcript(self) -> list[dict[str, Any]]:
         """Events with each run of text deltas merged into one ``text`` item: what history shows."""
         items: list[dict[str, Any]] = []
-        for event in self.events:
-            last = items[-1] if items else None
-            if (
-                event["kind"] == "text"
-                and last
-                and last["kind"] == "text"
-                and last["turn_id"] == event["turn_id"]
-            ):
-                last["text"] += event.get("delta", "")
-                last["seq"] = event["seq"]
-                continue
+        for event in self.since(0, fold=True):
             item = {k: v for k, v in event.items() if k not in ("conversation_id", "delta")}
             if event["kind"] == "text":
                 item["text"] = event.get("delta", "")
             items.append(item)
         return items
+
+
+def fold_text(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each run of one turn's consecutive text deltas as one ``text`` event: its deltas joined, the seq
+    of its last. What one view that has rendered everything up to the first event's seq should be sent
+    (a view that holds part of a run would get that part twice)."""
+    out: list[dict[str, Any]] = []
+    for (is_text, _), group in itertools.groupby(events, key=_text_run):
+        run = list(group)
+        if is_text and len(run) > 1:
+            out.append({**run[-1], "delta": "".join(e.get("delta", "") for e in run)})
+        else:
+            out.extend(run)
+    return out
+
+
+def _text_run(event: dict[str, Any]) -> tuple[bool, object]:
+    """Groups one turn's consecutive text deltas together; every other event stands alone."""
+    return (True, event.get("turn_id")) if event["kind"] == "text" else (False, id(event))
 
 
 def _write_private(path: str, data: str, append: bool = False) -> None:

@@ -34,16 +34,51 @@ def open_socket(path: str) -> _socket.socket:
     return sock
 
 
-def _read_line(sock: _socket.socket) -> bytes:
+# Thread id → who hears the progress lines of that thread's calls (`tabpilot mcp` runs each tool call
+# in a thread of its own and passes them on to its client).
+progress_listeners: dict[int, Any] = {}
+# Progress lines are a few dozen bytes; a longer line is the reply.
+_PROGRESS_MAX = 4096
+
+
+def _read_reply(sock: _socket.socket) -> bytes:
+    """The reply line. Progress lines before it (the person is being asked) each push the read
+    deadline out to what they say, so a call waiting for the person is not cut off."""
     chunks: list[bytes] = []
     while True:
         chunk = sock.recv(1 << 20)
         if not chunk:
-            break
+            return b"".join(chunks)
         chunks.append(chunk)
-        if chunk.endswith(b"\n"):
-            break
-    return b"".join(chunks)
+        if b"\n" not in chunk:
+            continue
+        pending = b"".join(chunks)
+        while True:
+            end = pending.find(b"\n")
+            if end < 0 or end >= _PROGRESS_MAX or b'"progress":' not in pending[:end]:
+                break
+            _on_progress(sock, pending[:end])
+            pending = pending[end + 1 :]
+        if b"\n" in pending:
+            return pending
+        chunks = [pending] if pending else []
+
+
+def _on_progress(sock: _socket.socket, line: bytes) -> None:
+    try:
+        frame = fastjson.loads(line)
+        payload = frame["progress"]
+        wait_s = float(payload.get("deadline_ms", 0)) / 1000.0
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return
+    current = sock.gettimeout() or 0.0
+    sock.settimeout(max(current, wait_s + REPLY_MARGIN_S))
+    if progress_listeners:
+        import _thread
+
+        listener = progress_listeners.get(_thread.get_ident())
+        if listener is not None:
+            listener(payload)
 
 
 def connect(autostart: bool = True) -> _socket.socket:
@@ -157,13 +192,13 @@ def exchange(sock: _socket.socket, request: dict[str, Any], timeout_s: float) ->
         sock.settimeout(timeout_s + REPLY_MARGIN_S)
         # The socket stays open for writing until the reply comes: EOF tells the daemon to cancel.
         sock.sendall(fastjson.dumps(request).encode() + b"\n")
-        raw = _read_line(sock)
+        raw = _read_reply(sock)
     except TimeoutError:
         from tabpilot.protocol import RpcError
 
         raise RpcError(
             "timeout",
-            f"no answer from the daemon within {timeout_s + REPLY_MARGIN_S:.0f} s",
+            f"no answer from the daemon within {sock.gettimeout() or 0:.0f} s",
             "rpc_timeout",
         ) from None
     except OSError as exc:

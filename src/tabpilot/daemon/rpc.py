@@ -14,10 +14,14 @@ from tabpilot.protocol import RpcError
 
 # Time the daemon grants a call beyond its own timeout_ms before it gives up on the extension.
 BUDGET_MARGIN_S = 5.0
+# The longest one progress frame may extend a call by (a person deciding on an approval card).
+MAX_PROGRESS_WAIT_S = 15 * 60.0
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 # An event that, once set, stops a call with the error its function builds from the method name.
 Stopper = tuple[asyncio.Event, Callable[[str], RpcError]]
+# Told of each progress frame the extension sends for a call (its payload).
+ProgressListener = Callable[[dict[str, Any]], None]
 
 
 def client_gone(method: str) -> RpcError:
@@ -31,6 +35,8 @@ class PeerChannel:
         self._send = send
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
+        # rpc id → (the call's deadline on the loop's clock, who hears its progress)
+        self._deadlines: dict[str, tuple[float, ProgressListener | None]] = {}
         self._closed: RpcError | None = None
         self._outbox: collections.deque[dict[str, Any]] = collections.deque()
         self._pump: asyncio.Task[None] | None = None
@@ -45,26 +51,35 @@ class PeerChannel:
         params: dict[str, Any],
         timeout_s: float,
         stop_on: Sequence[Stopper] = (),
+        on_progress: ProgressListener | None = None,
     ) -> Any:
         """Send one request and wait for its result.
 
-        ``timeout_s`` is the call's own timeout; the daemon waits that plus a margin. When the
-        budget runs out, or one of the ``stop_on`` events is set (the CLI went away, the person
-        pressed Stop), the extension is told to ``cancel`` the call and that stopper's error is raised.
+        ``timeout_s`` is the call's own timeout; the daemon waits that plus a margin. A progress
+        frame from the extension (the person is being asked) moves that deadline to what the frame
+        says, at most ``MAX_PROGRESS_WAIT_S`` ahead, and is handed to ``on_progress``. When the budget
+        runs out, or one of the ``stop_on`` events is set (the CLI went away, the person pressed
+        Stop), the extension is told to ``cancel`` the call and that stopper's error is raised.
         """
         if self._closed is not None:
             raise self._closed
+        loop = asyncio.get_running_loop()
         rpc_id = f"d-{next(self._ids)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending[rpc_id] = future
+        self._deadlines[rpc_id] = (loop.time() + timeout_s + BUDGET_MARGIN_S, on_progress)
         stoppers = {asyncio.ensure_future(event.wait()): error for event, error in stop_on}
         try:
             await self._send(protocol.request(rpc_id, method, params))
-            done, _ = await asyncio.wait(
-                {future, *stoppers}, timeout=timeout_s + BUDGET_MARGIN_S, return_when=asyncio.FIRST_COMPLETED
-            )
-            if future in done:
-                return future.result()
+            while True:
+                remaining = self._deadlines[rpc_id][0] - loop.time()
+                done, _ = await asyncio.wait(
+                    {future, *stoppers}, timeout=max(0.0, remaining), return_when=asyncio.FIRST_COMPLETED
+                )
+                if future in done:
+                    return future.result()
+                if done or self._deadlines[rpc_id][0] <= loop.time():
+                    break
             await self._cancel_remote(rpc_id)
             for waiter, error in stoppers.items():
                 if waiter in done:
@@ -78,6 +93,7 @@ class PeerChannel:
             for waiter in stoppers:
                 waiter.cancel()
             self._pending.pop(rpc_id, None)
+            self._deadlines.pop(rpc_id, None)
 
     async def _cancel_remote(self, rpc_id: str) -> None:
         if self._closed is not None:
@@ -107,6 +123,21 @@ class PeerChannel:
             frame = self._outbox.popleft()
             with contextlib.suppress(Exception):
                 await self._send(frame)
+
+    def on_progress(self, frame: dict[str, Any]) -> bool:
+        """A call is still running: push its deadline out and tell its listener; False when unknown."""
+        entry = self._deadlines.get(frame["id"])
+        if entry is None:
+            return False
+        payload = frame["progress"]
+        wait_ms = payload.get("deadline_ms")
+        if isinstance(wait_ms, int | float) and not isinstance(wait_ms, bool) and wait_ms > 0:
+            wait_s = min(wait_ms / 1000.0, MAX_PROGRESS_WAIT_S)
+            deadline = asyncio.get_running_loop().time() + wait_s + BUDGET_MARGIN_S
+            self._deadlines[frame["id"]] = (max(entry[0], deadline), entry[1])
+        if entry[1] is not None:
+            entry[1](payload)
+        return True
 
     def on_response(self, frame: dict[str, Any]) -> bool:
         """Resolve the matching call; False when nobody waits for this id (late or unknown)."""

@@ -21,7 +21,7 @@ from tabpilot.daemon import frames
 from tabpilot.daemon.browsers import Browser
 from tabpilot.daemon.config import DaemonConfig
 from tabpilot.daemon.rpc import PeerChannel
-from tabpilot.daemon.service import Daemon
+from tabpilot.daemon.service import CLIENT_PROGRESS, Daemon
 from tabpilot.protocol import RpcError
 
 log = logging.getLogger("tabpilot.daemon")
@@ -121,6 +121,8 @@ class DaemonServer:
         kind = protocol.classify(frame)
         if kind == "response":
             browser.channel.on_response(frame)
+        elif kind == "progress":
+            browser.channel.on_progress(frame)
         elif kind == "event":
             self.daemon.browser_event(browser, frame["event"], frame.get("payload") or {})
         elif kind == "request":
@@ -162,6 +164,9 @@ class DaemonServer:
                 await writer.drain()
                 return
             abandon = asyncio.Event()
+            frame_id = frame.get("id") if isinstance(frame, dict) else None
+            if isinstance(frame_id, str):
+                CLIENT_PROGRESS.set(lambda payload: self._progress(writer, frame_id, payload, abandon))
             watcher = asyncio.ensure_future(self._watch_client(reader, abandon))
             try:
                 reply = await self.daemon.handle_client(frame, abandon)
@@ -174,6 +179,16 @@ class DaemonServer:
             pass
         finally:
             writer.close()
+
+    @staticmethod
+    def _progress(
+        writer: asyncio.StreamWriter, frame_id: str, payload: dict[str, Any], abandon: asyncio.Event
+    ) -> None:
+        """Tell a waiting client its call still runs and how long it may yet take (no secrets: no card)."""
+        if abandon.is_set() or writer.is_closing():
+            return
+        relayed = {k: payload[k] for k in ("waiting", "deadline_ms") if k in payload}
+        writer.write((json.dumps(protocol.progress(frame_id, relayed)) + "\n").encode())
 
     @staticmethod
     async def _watch_client(reader: asyncio.StreamReader, abandon: asyncio.Event) -> None:

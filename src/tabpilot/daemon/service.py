@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import time
@@ -39,6 +40,11 @@ SESSION_START_TIMEOUT_S = 15.0
 # tools pick their browser by it, and say so themselves).
 BROWSER_CHECKED = frozenset(
     {"session.list", "session.stop", "session.resume", "browser.list", "daemon.status"}
+)
+# Set by server.py for each client request: sends that client a progress line (its call still runs:
+# the person is being asked), so it keeps waiting past the call's own timeout.
+CLIENT_PROGRESS: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
+    "client_progress", default=None
 )
 # After a restart, how long a command for an unknown session waits for a reconnecting browser to
 # bring it back (they reconnect within a second or so); later, unknown is unknown at once.
@@ -177,6 +183,8 @@ class Daemon:
                 log.info("session %s: the person resumed it", session.session_id)
         elif name == "chat.tab_closed":
             self._spawn_background(self.chats.tab_closed(browser.instance_id, payload))
+        elif name == "chat.approval":
+            self.chats.approval(browser.instance_id, payload)
         elif name == "browser.label_changed":
             label = payload.get("label")
             if isinstance(label, str):
@@ -551,11 +559,29 @@ class Daemon:
             params = await asyncio.to_thread(uploads.prepare, params)
         call_id = self.chats.tool_started(turn, method, params)
         started = time.monotonic()
+        asked = False
+        relay = CLIENT_PROGRESS.get()
+
+        def on_progress(payload: dict[str, Any]) -> None:
+            nonlocal asked
+            asked = asked or payload.get("waiting") == "approval"
+            if relay is not None:
+                relay(payload)
+
         try:
-            result = await self._run_in_session(session, method, params, timeout_s, abandon)
+            result = await self._run_in_session(session, method, params, timeout_s, abandon, on_progress)
         except RpcError as err:
+            if asked and err.reason == "browser_disconnected":
+                # The extension went away while the person was asked: nobody can answer now, so no.
+                err = RpcError(
+                    "permission_denied",
+                    f"{method} was not allowed: the browser's extension restarted before the person answered",
+                    "approval_timeout",
+                    hint="no answer is a no; ask the person in your reply instead of trying again",
+                )
+                self.chats.approvals_ended(turn, "stopped", via="the extension restarted")
             self.chats.tool_finished(turn, call_id, None, err, (time.monotonic() - started) * 1000)
-            raise
+            raise err from None
         self.chats.tool_finished(turn, call_id, result, None, (time.monotonic() - started) * 1000)
         return result
 
@@ -657,7 +683,13 @@ class Daemon:
         return found if isinstance(found, Session) else None
 
     async def _run_in_session(
-        self, session: Session, method: str, params: dict[str, Any], timeout_s: float, abandon: asyncio.Event
+        self,
+        session: Session,
+        method: str,
+        params: dict[str, Any],
+        timeout_s: float,
+        abandon: asyncio.Event,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
     ) -> Any:
         if session.paused:
             raise RpcError(
@@ -700,6 +732,7 @@ class Daemon:
                 {**params, "session_id": session.session_id},
                 timeout_s,
                 stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
+                on_progress=on_progress or CLIENT_PROGRESS.get(),
             )
             session.touch()
             if isinstance(result, dict):

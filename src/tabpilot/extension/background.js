@@ -21,7 +21,6 @@ import { createNetworkLog } from "./browser/network-log.js";
 import { createNetworkRoutes } from "./browser/network-routes.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
-import { registerPanelBridge } from "./person/panel-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
 import { browserInfo } from "./link/browser-info.js";
 import { createOverlay } from "./person/overlay.js";
@@ -32,6 +31,9 @@ import { createAttachments } from "./panel/attachments.js";
 import { registerPanelOpeners } from "./panel/opener.js";
 import { wireToolbar } from "./person/toolbar.js";
 import { createRequestBlock } from "./person/request-block.js";
+import { createGrants } from "./approval/grants.js";
+import { createAsks } from "./approval/asks.js";
+import { approve } from "./approval/gate.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -83,6 +85,15 @@ const downloads = createDownloads({
   isManaged,
   isBlocked: (url) => sites.isBlocked(url),
   anySession: () => sessions.listSessionIds().then((ids) => ids.length > 0),
+  // No tool call waits on a download: its card has a signal of its own, and nobody to tell of progress.
+  hold: (sessionId, tabId, item) =>
+    tabId === null
+      ? Promise.resolve(true)
+      : approve({ approvals, tabs: chrome.tabs, sites, signal: new AbortController().signal, progress: () => {} }, sessionId, tabId, {
+          action: "download",
+          target: `the file ${item.filename?.split(/[\\/]/).pop() || "download"}`,
+          url: item.finalUrl || item.url,
+        }).then(() => true),
 });
 
 const sessions = createSessionManager({
@@ -115,9 +126,36 @@ const borrowing = createBorrowing({
   sites,
 });
 
+const grants = createGrants({ storage: chrome.storage.local });
+const asks = createAsks({
+  timeoutMs: () => grants.timeoutMs(),
+  page: overlay,
+  notify,
+  panelShows: (cid) => panel.shows(cid),
+  tabInView: async (sessionId) => {
+    const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true }).catch(() => []);
+    const owner = tab ? await sessions.ownerOf(tab) : null;
+    return tab?.id !== undefined && (owner === null || owner === sessionId) ? tab.id : null;
+  },
+  showTab: (tabId) => void chrome.tabs.get(tabId).then((tab) => Promise.all([chrome.tabs.update(tabId, { active: true }), chrome.windows.update(tab.windowId, { focused: true })])).catch(() => {}),
+  emit: (name, payload) => connection.emit(name, payload),
+});
+chrome.tabs.onRemoved.addListener((tabId) => asks.tabClosed(tabId));
+const approvals = {
+  grants,
+  asks,
+  /** A panel session's conversation and its turn's sites; null for every other session. @param {string} sessionId */
+  async turnOf(sessionId) {
+    const session = await sessions.get(sessionId).catch(() => null);
+    if (!session?.panel) return null;
+    // A panel session whose conversation is not known here still asks (in the page): it never passes unasked.
+    return (await panel.turnOfTab(session.panel.anchorTabId)) ?? { conversationId: "", scope: { sites: [], unconfined: false }, start: null };
+  },
+};
+
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing, approvals },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },
@@ -161,6 +199,7 @@ const panel = createPanelBridge({
   storage: chrome.storage.session,
   admit: (tab) => sites.admit(tab, { frames: false }),
   attachments: createAttachments({ snapshots, cdp }),
+  approvals: asks,
 });
 registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
 
@@ -171,7 +210,6 @@ registerPopupBridge(
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
 );
-registerPanelBridge(chrome.runtime, connection);
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());
 

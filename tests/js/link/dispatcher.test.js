@@ -193,6 +193,26 @@ test("what a handler leaves to the end of its request runs however the request e
   assert.deepEqual(seen, [["tool.ok", "s"], ["tool.bad", undefined]]);
 });
 
+test("a handler's progress goes out with its request id before its answer, and not once it is cancelled", async () => {
+  let release;
+  const { sent, handle } = setup({
+    "tool.ask": async (params, ctx) => {
+      ctx.progress({ waiting: "approval", deadline_ms: 120000 });
+      await new Promise((r) => (release = r));
+      ctx.progress({ waiting: "approval", deadline_ms: 1 });
+      return { done: true };
+    },
+  });
+  handle({ id: "d-1", method: "tool.ask" });
+  await tick();
+  assert.deepEqual(sent, [{ id: "d-1", progress: { waiting: "approval", deadline_ms: 120000 } }]);
+  handle({ id: "d-2", method: "cancel", params: { rpc_id: "d-1" } });
+  await tick();
+  release();
+  await tick();
+  assert.deepEqual(sent.map((f) => Object.keys(f).sort().join()), ["id,progress", "id,result", "error,id"]);
+});
+
 test("timings are off until the worker's globalThis.tabpilotTimings is an array: then each request records its phases", async () => {
   const seen = [];
   const { handle } = setup({

@@ -86,17 +86,27 @@ function setup(answers, { tabsById = { 7: { id: 7, windowId: 1, url: "https://sh
     }
   };
   const attachments = {
-    page: async () => ({ text: '- heading "Shop"', url: "https://shop.test/", title: "Shop" }),
-    selection: async () => "chosen words",
-    screenshot: async () => "iVBORw0KGgo=",
+    read: [],
+    page: async () => (attachments.read.push("page"), { text: '- heading "Shop"', url: "https://shop.test/", title: "Shop" }),
+    selection: async () => (attachments.read.push("selection"), "chosen words"),
+    screenshot: async () => (attachments.read.push("screenshot"), "iVBORw0KGgo="),
   };
-  const bridge = createPanelBridge({ runtime, connection, tabs, storage: new FakeStorage(), admit, attachments, log: quiet });
+  const approvals = {
+    answered: [],
+    gone: [],
+    answer(id, decision, from) {
+      approvals.answered.push([id, decision, from]);
+      return true;
+    },
+    panelGone: (cid) => approvals.gone.push(cid),
+  };
+  const bridge = createPanelBridge({ runtime, connection, tabs, storage: new FakeStorage(), admit, attachments, approvals, log: quiet });
   const open = (url = `${ORIGIN}/sidepanel/sidepanel.html`, options) => {
     const port = fakePort(url, options);
     runtime.onConnect.fire(port);
     return port;
   };
-  return { bridge, runtime, connection, tabs, open };
+  return { bridge, runtime, connection, tabs, attachments, open, approvals };
 }
 
 test("only the extension's own panel page may connect: not a content script, not another page, not another extension", () => {
@@ -124,6 +134,17 @@ test("a refused port is disconnected and its messages never reach the daemon", a
   assert.deepEqual(port.sent, []);
 });
 
+test("answers come back by id; the daemon's errors keep their code, reason and hint; an unknown operation is refused", async () => {
+  const busy = Object.assign(new Error("a turn is running"), { code: "invalid_params", data: { reason: "run_in_progress", hint: "wait or Stop" } });
+  const { open, connection } = setup({ "chat.list": { conversations: [] }, "chat.stop": busy });
+  const port = open();
+  assert.deepEqual((await port.ask("history")).result, { conversations: [] });
+  assert.deepEqual((await port.ask("stop", { conversation_id: "c-1" })).error, { code: "invalid_params", message: "a turn is running", reason: "run_in_progress", hint: "wait or Stop" });
+  // Only the panel's own operations: no raw daemon method passes through.
+  for (const op of ["chat.start", "tool.click", "constructor", "__proto__"]) assert.equal((await port.ask(op)).error.code, "unknown_method", op);
+  assert.deepEqual(connection.requests.map(([m]) => m), ["chat.list", "chat.stop"]);
+});
+
 test("start binds the conversation to the tab; send fences attachments; the tab closing tells the daemon", async () => {
   const { open, connection, tabs } = setup({ "chat.start": { conversation_id: "c-1", session_id: "p-x" }, "chat.send": { turn_id: "t-1" } });
   const port = open();
@@ -142,15 +163,36 @@ test("start binds the conversation to the tab; send fences attachments; the tab 
   assert.equal((await port.ask("send", { conversation_id: "c-1", text: "more" })).error.reason, "unknown_tab");
 });
 
+test("attach by tab attaches whatever conversation is bound to it, or answers that none is", async () => {
+  const { open, connection } = setup({ "chat.start": { conversation_id: "c-1" }, "chat.attach": (p) => ({ conversation_id: p.conversation_id, events: [{ conversation_id: p.conversation_id, seq: 1 }], running: true }) });
+  const port = open();
+  assert.deepEqual((await port.ask("attach", { tab_id: 7, since_seq: 0 })).result, { conversation_id: null, events: [], running: false });
+  assert.deepEqual(connection.requests, [], "nothing bound: the daemon is not asked");
+  await port.ask("start", { tab_id: 7, agent: "claude" });
+  const attached = await port.ask("attach", { tab_id: 7, since_seq: 0 });
+  assert.equal(attached.result.conversation_id, "c-1");
+  assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 0, fold: true }]);
+  connection.push({ conversation_id: "c-1", seq: 2 });
+  assert.deepEqual(port.events(), [2], "and it is watched from there on");
+  assert.equal((await port.ask("attach", { tab_id: "7" })).error.code, "invalid_params");
+});
+
 test("on a blocked site the panel can neither start nor send nor attach", async () => {
-  const tabsById = { 7: { id: 7, windowId: 1, url: "https://bank.test/", title: "Bank" } };
-  const { open, connection } = setup({ "chat.start": { conversation_id: "c-1" } }, { tabsById, blocked: ["bank.test"] });
+  const tabsById = { 7: { id: 7, windowId: 1, url: "https://bank.test/", title: "Bank" }, 8: { id: 8, windowId: 1, url: "https://shop.test/", title: "Shop" } };
+  const { open, connection, attachments } = setup({ "chat.start": { conversation_id: "c-1" } }, { tabsById, blocked: ["bank.test"] });
   const port = open();
   const info = await port.ask("tab", { tab_id: 7 });
   assert.equal(info.result.blocked.reason, "site_blocked");
   const refused = await port.ask("start", { tab_id: 7, agent: "claude" });
   assert.equal(refused.error.reason, "site_blocked");
   assert.deepEqual(connection.requests, []);
+  // A conversation whose tab went on to a blocked site: its next message, and what it would attach, stay.
+  assert.equal((await port.ask("start", { tab_id: 8, agent: "claude" })).result.conversation_id, "c-1");
+  tabsById[8].url = "https://bank.test/account";
+  const sent = await port.ask("send", { conversation_id: "c-1", text: "and this?", attach: ["page", "selection", "screenshot"] });
+  assert.equal(sent.error.reason, "site_blocked");
+  assert.deepEqual(attachments.read, []);
+  assert.deepEqual(connection.requests.map(([m]) => m), ["chat.start"]);
 });
 
 test("a backlog and live events that cross it reach the panel once each, in order; other conversations stay out", async () => {
@@ -199,6 +241,8 @@ test("after the daemon link comes back, watched conversations are attached again
   const { open, connection } = setup({ "chat.attach": (p) => ({ events: p.since_seq === 0 ? [{ conversation_id: "c-1", seq: 1 }] : [{ conversation_id: "c-1", seq: 2 }, { conversation_id: "c-1", seq: 3 }], running: true }) });
   const port = open();
   await port.ask("attach", { conversation_id: "c-1", since_seq: 0 });
+  // One port, one point: its backlog may come folded. Re-attaching serves every port from the earliest.
+  assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 0, fold: true }]);
   connection.setUp(false);
   connection.setUp(true);
   await waitFor(() => port.events().length === 2, "the missed events");
@@ -214,4 +258,30 @@ test("the popup's Stop all stops every running conversation", async () => {
   });
   await bridge.stopAll();
   assert.deepEqual(connection.requests.filter(([m]) => m === "chat.stop").map(([, p]) => p.conversation_id), ["c-1", "c-3"]);
+});
+
+test("a card is answered only from a panel showing its conversation; the last such panel closing hands its cards on", async () => {
+  const { open, approvals, bridge } = setup({ "chat.attach": { events: [], running: true } });
+  const shower = open();
+  const other = open();
+  await shower.ask("attach", { conversation_id: "c-1", since_seq: 0 });
+  assert.equal(bridge.shows("c-1"), true);
+  const refused = await other.ask("answer", { conversation_id: "c-1", approval_id: "ap-1", decision: "allow" });
+  assert.equal(refused.error.code, "invalid_params");
+  assert.deepEqual(approvals.answered, []);
+  const ok = await shower.ask("answer", { conversation_id: "c-1", approval_id: "ap-1", decision: "allow", always: true });
+  assert.deepEqual(ok.result, { answered: true });
+  assert.deepEqual(approvals.answered, [["ap-1", "allow", { conversationId: "c-1", always: true }]]);
+  shower.onDisconnect.fire();
+  assert.equal(bridge.shows("c-1"), false);
+  assert.deepEqual(approvals.gone, ["c-1"]);
+});
+
+test("a turn's sites come from the tab it starts on and the person's own words, not from what is attached", async () => {
+  const { open, bridge } = setup({ "chat.start": { conversation_id: "c-1" }, "chat.send": { turn_id: "t-1" } });
+  const port = open();
+  await port.ask("start", { tab_id: 7, agent: "claude" });
+  await port.ask("send", { conversation_id: "c-1", text: "compare with docs.test please", attach: ["page"] });
+  assert.deepEqual(await bridge.turnOfTab(7), { conversationId: "c-1", scope: { sites: ["shop.test", "docs.test"], unconfined: false }, start: "shop.test" });
+  assert.equal(await bridge.turnOfTab(8), null);
 });

@@ -2,8 +2,12 @@
 // Downloads the sessions' pages start, through chrome.downloads: which session a file belongs to (the
 // tab that announced it with Page.downloadWillBegin, else a session tab showing its referrer), where it
 // goes (a managed browser's default folder is $TABPILOT_HOME/downloads, and each session gets its own
-// subfolder; the person's browser keeps its own folder), never over a file of the same name, and an
-// agent's download from a blocked site cancelled.
+// subfolder; the person's browser keeps its own folder), never over a file of the same name, an
+// agent's download from a blocked site cancelled, and a side-panel agent's download held until the
+// person allows it (`hold`). chrome.downloads cannot stop the request itself: the download has started
+// when the extension hears of it. What it can hold is the file: Chrome does not give it its name nor
+// complete it until every onDeterminingFilename listener has called suggest; cancelled before that,
+// the partial file is deleted and nothing lands in the folder.
 //
 // The DevTools way is closed to extensions: chrome.debugger answers Browser.setDownloadBehavior with
 // "wasn't found" and Page.setDownloadBehavior with "Cannot access browser-level commands", so the
@@ -51,11 +55,13 @@ export function sessionFolder(sessionId) {
  *   isManaged: () => Promise<boolean>,
  *   isBlocked: (url: string | undefined) => Promise<boolean>,
  *   anySession: () => Promise<boolean>,
+ *   hold?: (sessionId: string, tabId: number | null, item: DownloadItem) => Promise<boolean>,
  *   log?: Pick<Console, "warn">,
  * }} deps
- *   ownerOfTab: the session a tab belongs to; tabsShowing: the tabs whose page is at a URL
+ *   ownerOfTab: the session a tab belongs to; tabsShowing: the tabs whose page is at a URL; hold: may
+ *   a session's download go on (the person is asked for a side-panel agent's), false cancels it
  */
-export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, isManaged, isBlocked, anySession, log = console }) {
+export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, isManaged, isBlocked, anySession, hold = async () => true, log = console }) {
   /** @type {Map<number, Download>} */
   const byId = new Map();
   /** Announced by a page and not yet matched to a download: url → tab. */
@@ -135,11 +141,11 @@ export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, is
     return false;
   }
 
-  /** @param {DownloadItem} item */
-  async function refuse(item) {
+  /** @param {DownloadItem} item @param {string} [why] */
+  async function refuse(item, why = "BLOCKED_SITE") {
     const record = recordOf(item);
     record.state = "interrupted";
-    record.error = "BLOCKED_SITE";
+    record.error = why;
     await downloadsApi?.cancel(item.id).catch(() => {});
     await downloadsApi?.erase({ id: item.id }).catch(() => {});
     wake();
@@ -189,6 +195,10 @@ export function createDownloads({ downloadsApi, cdp, ownerOfTab, tabsShowing, is
       }
       const record = byId.get(item.id);
       const name = safeName(item.filename || record?.name || "download");
+      if (record?.session_id && !(await hold(record.session_id, record.tab_id, item).catch(() => false))) {
+        suggest();
+        return refuse(item, "NOT_ALLOWED");
+      }
       if (!record?.session_id) {
         // Not the agent's: the browser's own choice, untouched.
         suggest();

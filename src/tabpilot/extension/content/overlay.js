@@ -1,6 +1,6 @@
 // @ts-check
 // What the person sees in a page the agent works in: a small badge (the session, what the agent is doing,
-// Stop), the input shield while an action runs, the borrow prompt and the help panel. The content
+// Stop), the input shield while an action runs, the borrow prompt, the help panel and approval cards. The content
 // script of every http(s) page's top frame (a classic script: MV3 content scripts are not modules);
 // person/overlay.js is its service-worker side. It stays idle in pages no session uses.
 //
@@ -38,6 +38,10 @@
     "click", "dblclick", "auxclick", "contextmenu", "wheel", "touchstart", "touchmove", "touchend", "touchcancel",
   ];
   const KEY_EVENTS = ["keydown", "keyup", "keypress"];
+  /** The questions drawn as prompt frames, and how the frame is titled for each. @typedef {"borrow" | "help" | "approve"} AskKind */
+  /** @type {AskKind[]} */
+  const ASK_KINDS = ["borrow", "help", "approve"];
+  const PROMPT_TITLES = { borrow: "tabpilot asks to borrow this tab", help: "tabpilot asks for your help", approve: "tabpilot asks before an agent's action" };
 
   /**
    * @typedef {{id: string, paused: boolean, activity: string}} Badge
@@ -55,6 +59,7 @@
     stopping: false,
     /** @type {Ask | null} */ borrow: null,
     /** @type {Ask | null} */ help: null,
+    /** @type {Ask | null} */ approve: null,
   };
   /** Each prompt frame's height, as the frame reports it (its content decides). @type {Record<string, number>} */
   const promptHeights = {};
@@ -75,7 +80,8 @@
       if (e.isTrusted) onOverlayInput(e);
       return;
     }
-    if (state.shield && !state.passing && !state.help && e.isTrusted) {
+    // While the person is asked (help, an approval card) the page is theirs.
+    if (state.shield && !state.passing && !state.help && !state.approve && e.isTrusted) {
       e.stopImmediatePropagation();
       if (e.cancelable) e.preventDefault();
     }
@@ -156,7 +162,7 @@
 
   /** A prompt frame says how tall its content is. @param {any} m */
   function promptSized(m) {
-    const kind = state.borrow?.token === m.token ? "borrow" : state.help?.token === m.token ? "help" : null;
+    const kind = ASK_KINDS.find((k) => state[k]?.token === m.token) ?? null;
     if (kind === null || typeof m.height !== "number" || !Number.isFinite(m.height)) return;
     promptHeights[kind] = Math.min(Math.max(0, Math.ceil(m.height)), 2000);
     const frame = /** @type {HTMLIFrameElement | undefined} */ (parts[kind]?.querySelector("iframe"));
@@ -198,21 +204,25 @@
       case "help":
         showAsk("help", m.ask);
         break;
+      case "approve":
+        showAsk("approve", m.ask);
+        break;
       case "help_rects":
         if (state.help && state.help.request_id === m.request_id) state.help.rects = Array.isArray(m.rects) ? m.rects : [];
         break;
       case "ask_end":
         if (state.borrow?.request_id === m.request_id) state.borrow = null;
         if (state.help?.request_id === m.request_id) state.help = null;
+        if (state.approve?.request_id === m.request_id) state.approve = null;
         break;
       default:
         return null;
     }
     render();
-    return m.kind === "borrow" || m.kind === "help" ? { shown: !!host } : { ok: true };
+    return ASK_KINDS.includes(m.kind) ? { shown: !!host } : { ok: true };
   }
 
-  /** @param {"borrow" | "help"} kind @param {Ask | null} ask */
+  /** @param {AskKind} kind @param {Ask | null} ask */
   function showAsk(kind, ask) {
     if (!ask || typeof ask.request_id !== "string" || typeof ask.token !== "string") return;
     if (state[kind]?.request_id === ask.request_id) return;
@@ -224,6 +234,7 @@
     state.session = r.session ?? state.session;
     if (r.borrow) showAsk("borrow", r.borrow);
     if (r.help) showAsk("help", r.help);
+    if (r.approve) showAsk("approve", r.approve);
     render();
   });
 
@@ -248,7 +259,7 @@
     .resume { background: #f3f4f6; color: #111827; }
     .prompt { position: fixed; display: block; border: 0; margin: 0; padding: 0; height: 150px; width: min(400px, calc(100vw - 24px));
       border-radius: 12px; background: transparent; color-scheme: normal; box-shadow: 0 8px 30px rgba(0,0,0,.3); pointer-events: auto; }
-    .prompt.borrow { top: 16px; right: 16px; }
+    .prompt.borrow, .prompt.approve { top: 16px; right: 16px; }
     .prompt.help { left: 50%; bottom: 72px; transform: translateX(-50%); }
     .passing, .passing * { pointer-events: none !important; }
     .mark { position: fixed; border: 3px solid #f97316; border-radius: 4px; box-shadow: 0 0 0 4px rgba(249,115,22,.25);
@@ -299,7 +310,7 @@
       style.textContent = CSS;
       root.append(style);
       // Bottom to top: the shield under everything, the badge and prompts on top.
-      for (const name of ["shield", "marks", "help", "borrow", "badge"]) root.append((parts[name] = document.createElement("div")));
+      for (const name of ["shield", "marks", "help", "borrow", "approve", "badge"]) root.append((parts[name] = document.createElement("div")));
     }
     const parent = document.documentElement;
     if (!parent) return false;
@@ -311,7 +322,7 @@
   }
 
   function visible() {
-    return !!(state.session || state.borrow || state.help || state.shield);
+    return !!(state.session || state.borrow || state.help || state.approve || state.shield);
   }
 
   /**
@@ -343,10 +354,11 @@
     restyleHost();
     // During the agent's gesture the shield stays in place and only stops taking the pointer (a class:
     // no layout, no paint), so opening and closing it costs the page next to nothing.
-    draw("shield", state.shieldBoxes && !state.help && [state.hole], () => shield());
+    draw("shield", state.shieldBoxes && !state.help && !state.approve && [state.hole], () => shield());
     draw("marks", state.help && [state.help.request_id, state.help.rects], () => marks(/** @type {Ask} */ (state.help)));
     draw("help", state.help && [state.help.token], () => promptFrame("help", /** @type {Ask} */ (state.help)));
     draw("borrow", state.borrow && [state.borrow.token], () => promptFrame("borrow", /** @type {Ask} */ (state.borrow)));
+    draw("approve", state.approve && [state.approve.token], () => promptFrame("approve", /** @type {Ask} */ (state.approve)));
     draw("badge", state.session && [state.session.id, state.session.paused, state.stopping], () => badge(/** @type {Badge} */ (state.session)));
     // What the agent does changes with every action: only that text is replaced.
     const doing = parts.badge.querySelector(".doing");
@@ -367,11 +379,11 @@
 
   /**
    * The prompt frame for an ask: the extension's own page, told which ask by its token.
-   * @param {"borrow" | "help"} kind @param {Ask} ask
+   * @param {AskKind} kind @param {Ask} ask
    */
   function promptFrame(kind, ask) {
     delete promptHeights[kind];
-    const frame = /** @type {HTMLIFrameElement} */ (el("iframe", { class: `prompt ${kind}`, title: kind === "borrow" ? "tabpilot asks to borrow this tab" : "tabpilot asks for your help" }));
+    const frame = /** @type {HTMLIFrameElement} */ (el("iframe", { class: `prompt ${kind}`, title: PROMPT_TITLES[kind] }));
     frame.src = `${PROMPT_PAGE}?${kind}#${ask.token}`;
     return frame;
   }
@@ -381,7 +393,7 @@
 
   /** While a prompt is up, look at its place every frame: a prompt that moved re-arms its delay. */
   function watchPrompts() {
-    const asked = !!(state.borrow || state.help) && !!host;
+    const asked = !!(state.borrow || state.help || state.approve) && !!host;
     if (asked && watching === undefined) watching = requestAnimationFrame(checkPlaces);
     if (!asked && watching !== undefined) {
       cancelAnimationFrame(watching);

@@ -1,11 +1,13 @@
 // @ts-check
 // Routes daemon requests to the handlers it is given (the table is tools/index.js): one
 // AbortController per request, the cancel fast path, and exactly one response per request.
-import { RpcError, classify, response, errorResponse } from "./protocol.js";
+import { RpcError, classify, response, errorResponse, progress } from "./protocol.js";
 import { startTimer } from "./timings.js";
 
 /**
- * @typedef {{signal: AbortSignal} & Record<string, any>} HandlerContext
+ * @typedef {{signal: AbortSignal, progress: (payload: Record<string, unknown>) => void} & Record<string, any>} HandlerContext
+ *   progress: tell the daemon the request still runs (e.g. the person is being asked), with how long
+ *   it may yet take (`deadline_ms`), so neither it nor the CLI gives up on it meanwhile
  * @typedef {(params: Record<string, any>, ctx: HandlerContext) => unknown} Handler
  */
 
@@ -56,8 +58,17 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     try {
-      // mark: only while the bench reads timings; handlers call ctx.mark?.(phase).
-      const ctx = { ...context, signal, method, atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn), mark: timer?.mark };
+      const ctx = {
+        ...context,
+        signal,
+        method,
+        atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn),
+        progress: (/** @type {Record<string, unknown>} */ payload) => {
+          if (!signal.aborted) send(progress(id, payload));
+        },
+        // Only while the bench reads timings: handlers call ctx.mark?.(phase).
+        mark: timer?.mark,
+      };
       const result = await Promise.race([Promise.resolve().then(() => handler(params, ctx)), aborted]);
       send(response(id, result ?? null));
     } catch (err) {

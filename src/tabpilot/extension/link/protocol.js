@@ -44,6 +44,8 @@ export const REASONS = Object.freeze(
     "user_interrupt",
     "session_paused",
     "borrow_conflict",
+    "user_declined",
+    "approval_timeout",
     "ref_not_found",
     "ref_stale",
     "selector_not_found",
@@ -167,12 +169,12 @@ export const EXTENSION_METHODS = Object.freeze(
 export const HANDSHAKE_METHOD = "system.handshake";
 export const AUTHENTICATE_METHOD = "system.authenticate";
 export const EXTENSION_EVENTS = Object.freeze(
-  new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed", "chat.tab_closed"]),
+  new Set(["session.window_closed", "session.user_interrupt", "session.user_resume", "browser.label_changed", "chat.tab_closed", "chat.approval"]),
 );
 
 /** Methods the daemon serves to this extension once authenticated (the side panel's). */
 export const PANEL_METHODS = Object.freeze(
-  new Set(["agent.list", "chat.start", "chat.send", "chat.attach", "chat.detach", "chat.stop", "chat.list", "chat.get", "chat.delete"]),
+  new Set(["agent.list", "chat.start", "chat.send", "chat.attach", "chat.detach", "chat.stop", "chat.list", "chat.get", "chat.delete", "chat.answer"]),
 );
 /** Events the daemon pushes to the extension. */
 export const DAEMON_EVENTS = Object.freeze(new Set(["chat.event"]));
@@ -186,6 +188,8 @@ export const CHAT_EVENT_KINDS = Object.freeze([
   "tool_result",
   "permission",
   "permission_end",
+  "approval",
+  "approval_end",
   "error",
   "turn_end",
 ]);
@@ -244,6 +248,14 @@ export function event(name, payload = {}) {
   return { event: name, payload };
 }
 
+/**
+ * An interim frame for a request still running (e.g. waiting for the person's approval).
+ * @param {string} id @param {Record<string, unknown>} payload
+ */
+export function progress(id, payload) {
+  return { id, progress: payload };
+}
+
 /** @param {unknown} value */
 function isPlainObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -252,7 +264,7 @@ function isPlainObject(value) {
 /**
  * Classify an inbound frame.
  * @param {unknown} frame
- * @returns {"request" | "response" | "event" | null}
+ * @returns {"request" | "response" | "progress" | "event" | null}
  */
 export function classify(frame) {
   if (!isPlainObject(frame)) return null;
@@ -267,6 +279,7 @@ export function classify(frame) {
     if ("result" in f && "error" in f) return null;
     return idOk ? "response" : null;
   }
+  if ("progress" in f) return idOk && isPlainObject(f.progress) ? "progress" : null;
   if (typeof f.event === "string" && f.event.length > 0) {
     const payload = f.payload;
     return payload === undefined || payload === null || isPlainObject(payload) ? "event" : null;

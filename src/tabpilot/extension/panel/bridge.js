@@ -7,6 +7,7 @@
 import { RpcError } from "../link/protocol.js";
 import { fenceMessage, ATTACHMENT_KINDS } from "./fence.js";
 import { createBindings } from "./bindings.js";
+import { createTurns } from "./turns.js";
 import { PANEL_PORT, PANEL_PAGE } from "./names.js";
 
 export { PANEL_PORT, PANEL_PAGE };
@@ -65,11 +66,14 @@ export function isPanelPort(port, runtime) {
  *   admit: (tab: Tab & {id: number}) => Promise<void>,
  *   attachments: {page(tabId: number): Promise<{text: string, url: string, title: string}>,
  *     selection(tabId: number): Promise<string>, screenshot(tabId: number): Promise<string>},
+ *   approvals?: {answer(approvalId: string, decision: string, from: {conversationId: string, always?: boolean}): boolean,
+ *     panelGone(conversationId: string): void},
  *   timers?: {setTimeout: typeof setTimeout, clearTimeout: typeof clearTimeout},
  *   log?: Pick<Console, "warn">,
  * }} deps
+ *   approvals: the cards of this conversation's agent actions; a panel showing it answers them
  */
-export function createPanelBridge({ runtime, connection, tabs, storage, admit, attachments, timers = globalThis, log = console }) {
+export function createPanelBridge({ runtime, connection, tabs, storage, admit, attachments, approvals, timers = globalThis, log = console }) {
   /** @type {Map<string, Map<Port, Watch>>} conversation id → the ports watching it */
   const watchers = new Map();
   /** @type {Set<Port>} */
@@ -77,6 +81,7 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   /** @type {Set<() => void>} */
   const changeListeners = new Set();
   const bindings = createBindings({ storage, log });
+  const turns = createTurns({ storage, log });
   const isUp = () => UP.has(connection.status().state);
   let wasUp = isUp();
 
@@ -169,7 +174,9 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     const watch = { last: since, pending: [] };
     watching.set(port, watch);
     try {
-      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since });
+      // One port from its own last event: the daemon may fold the backlog's text deltas (fewer bytes, one
+      // write in the page). reattachAll serves ports at different points, so it asks for them unfolded.
+      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since, fold: true });
       const backlog = (reply.events ?? []).filter((/** @type {any} */ e) => e.seq > since);
       if (backlog.length) watch.last = backlog.at(-1).seq;
       const pending = watch.pending ?? [];
@@ -187,6 +194,8 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     const watching = watchers.get(cid);
     if (!watching?.delete(port) || watching.size > 0) return;
     watchers.delete(cid);
+    // Nobody sees this conversation's cards in a panel now: they go to the page and a notification.
+    approvals?.panelGone(cid);
     if (isUp()) connection.request("chat.detach", { conversation_id: cid }).catch(() => {});
   }
 
@@ -261,8 +270,9 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
       if (typeof text !== "string" || text.trim() === "") throw new RpcError("invalid_params", "type a message first");
       const tabId = await bindings.tabOf(conversation_id);
       if (tabId === null) throw new RpcError("not_found", "this conversation is not bound to an open tab", "unknown_tab", { hint: "open it from History on a tab" });
-      await usableTab(tabId);
+      const tab = await usableTab(tabId);
       const { fenced, images } = await gather(tabId, rest);
+      await turns.started(conversation_id, tab.url || tab.pendingUrl, text);
       /** @type {Record<string, unknown>} */
       const params = { conversation_id, text: fenceMessage(text, fenced), client_msg_id };
       if (images.length) params.attachments = images;
@@ -271,9 +281,12 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     async stop(_port, { conversation_id }) {
       return daemon("chat.stop", { conversation_id });
     },
-    async attach(port, { conversation_id, since_seq }) {
-      if (typeof conversation_id !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
-      return attach(port, conversation_id, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
+    /** By conversation, or by tab (whatever is bound to it: asked beside `tab`, it saves the panel a round trip). */
+    async attach(port, { conversation_id, tab_id, since_seq }) {
+      const cid = conversation_id ?? (Number.isInteger(tab_id) ? await bindings.ofTab(tab_id) : undefined);
+      if (cid === null) return { conversation_id: null, events: [], running: false };
+      if (typeof cid !== "string") throw new RpcError("invalid_params", "conversation_id must be a string");
+      return attach(port, cid, Number.isSafeInteger(since_seq) && since_seq >= 0 ? since_seq : 0);
     },
     async detach(port, { conversation_id }) {
       detach(port, conversation_id);
@@ -282,9 +295,21 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     async history() {
       return daemon("chat.list", {});
     },
+    /** The person answers a card of an agent's action (only from a panel showing its conversation). */
+    async answer(port, { conversation_id, approval_id, decision, always }) {
+      if (!watchers.get(conversation_id)?.has(port)) throw new RpcError("invalid_params", "this panel does not show that conversation");
+      const answered = approvals?.answer(String(approval_id), String(decision), { conversationId: conversation_id, always: always === true }) ?? false;
+      return { answered };
+    },
+    /** The person answers the agent CLI's own question (may it run this tool?): the daemon relays it. */
+    async permit(port, { conversation_id, permission_id, decision }) {
+      if (!watchers.get(conversation_id)?.has(port)) throw new RpcError("invalid_params", "this panel does not show that conversation");
+      return daemon("chat.answer", { conversation_id, permission_id, decision });
+    },
     async delete(port, { conversation_id }) {
       detach(port, conversation_id);
       await bindings.forget(conversation_id);
+      await turns.forget(conversation_id);
       return daemon("chat.delete", { conversation_id });
     },
   };
@@ -321,6 +346,20 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   });
 
   return {
+    /** Does a side panel show this conversation now? @param {string} cid */
+    shows(cid) {
+      return (watchers.get(cid)?.size ?? 0) > 0;
+    },
+    /**
+     * The conversation bound to a tab and its turn's sites (null: none). A conversation whose sites
+     * are unknown is confined to the tab's own site: nothing widens a turn by being forgotten.
+     * @param {number} tabId
+     */
+    async turnOfTab(tabId) {
+      const cid = await bindings.ofTab(tabId);
+      if (cid === null) return null;
+      return { conversationId: cid, ...((await turns.of(cid)) ?? { scope: { sites: [], unconfined: false }, start: null }) };
+    },
     /** For the popup: the conversations the daemon keeps, the running ones first. */
     async conversations() {
       if (!isUp()) return [];

@@ -10,7 +10,8 @@
 // chrome.runtime.sendMessage, and the sender's tab, not anything the message says, decides which
 // session and which request an answer is for.
 //
-// The borrow prompt and the help panel are not drawn by the page's content script: they are this
+// The borrow prompt, the help panel and the approval card (a side-panel agent's action the person is
+// asked about, approval/asks.js) are not drawn by the page's content script: they are this
 // extension's own page (prompt/prompt.html) in a frame the content script puts in the overlay, which
 // runs in the extension's process, so the page can neither script it nor forge its answers. Only that
 // frame, in the tab that was asked and holding the ask's random token, can answer; it takes a click
@@ -34,6 +35,7 @@
  * @typedef {"allow" | "deny" | "timeout" | "unavailable"} BorrowAnswer
  * @typedef {{outcome: "continued" | "cancelled" | "timeout" | "unavailable", note?: string}} HelpAnswer
  * @typedef {(method: string, params: any) => Promise<any>} Send
+ * @typedef {"borrow" | "help" | "approve"} AskKind
  */
 
 /** How long the shield stays open after the agent's last input of a gesture (see shield). */
@@ -66,10 +68,8 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   const pointers = new Map();
   /** The reply to the last message sent to each tab: once it is in, the page has handled every message before. @type {Map<number, Promise<unknown>>} */
   const lastPosts = new Map();
-  /** @type {Map<string, Ask>} */
-  const borrowAsks = new Map();
-  /** @type {Map<string, Ask>} */
-  const helpAsks = new Map();
+  /** What each kind of prompt frame is asking, by request id. @type {Record<AskKind, Map<string, Ask>>} */
+  const asksOf = { borrow: new Map(), help: new Map(), approve: new Map() };
   const promptPage = runtime.getURL(PROMPT_PAGE);
   /** @type {Set<(sessionId: string, tabId: number | null) => void>} */
   const stopListeners = new Set();
@@ -123,12 +123,12 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   /**
    * The ask a prompt frame stands for: its token, in the tab that was asked.
    * @param {unknown} secret @param {number} tabId
-   * @returns {{kind: "borrow" | "help", ask: Ask} | null}
+   * @returns {{kind: AskKind, ask: Ask} | null}
    */
   function askOf(secret, tabId) {
     if (typeof secret !== "string" || secret === "") return null;
-    for (const [kind, asks] of /** @type {const} */ ([["borrow", borrowAsks], ["help", helpAsks]])) {
-      for (const ask of asks.values()) if (ask.token === secret && ask.tabId === tabId) return { kind, ask };
+    for (const kind of /** @type {AskKind[]} */ (Object.keys(asksOf))) {
+      for (const ask of asksOf[kind].values()) if (ask.token === secret && ask.tabId === tabId) return { kind, ask };
     }
     return null;
   }
@@ -143,7 +143,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     const { kind, ask } = found;
     if (message.kind === "prompt.hello") return { kind, tab_id: tabId, view: ask.view };
     if (message.kind !== "prompt.answer") return null;
-    if (kind === "borrow") {
+    if (kind === "borrow" || kind === "approve") {
       if (!["allow", "deny"].includes(message.answer)) return { ok: false };
       ask.answer(message.answer);
       return { ok: true };
@@ -162,7 +162,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
       const ask = [...asks.values()].find((a) => a.tabId === tab.id);
       return ask ? { ...ask.view, token: ask.token } : null;
     };
-    return { session: sessionId ? badgeOf(sessionId, tab.id) : null, borrow: find(borrowAsks), help: find(helpAsks) };
+    return { session: sessionId ? badgeOf(sessionId, tab.id) : null, borrow: find(asksOf.borrow), help: find(asksOf.help), approve: find(asksOf.approve) };
   }
 
   /** @param {string} sessionId @param {number} tabId */
@@ -212,13 +212,14 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
    * Ask in the page, until an answer, the timeout or the abort; the content script re-shows a pending
    * ask after the page navigates (see hello).
    * @template T
-   * @param {Map<string, Ask>} asks
+   * @param {AskKind} kind
    * @param {number} tabId @param {string} requestId @param {Record<string, unknown>} view what the page shows
    * @param {{timeoutMs: number, signal?: AbortSignal, onTimeout: T, onAbort: T, onUnshown?: T}} how
    *   onUnshown: the answer when the page cannot show it (no content script)
    * @returns {Promise<any>}
    */
-  function ask(asks, tabId, requestId, view, { timeoutMs, signal, onTimeout, onAbort, onUnshown }) {
+  function ask(kind, tabId, requestId, view, { timeoutMs, signal, onTimeout, onAbort, onUnshown }) {
+    const asks = asksOf[kind];
     if (asks.has(requestId)) return Promise.reject(new Error(`request ${requestId} is already asked`));
     if (signal?.aborted) return Promise.resolve(onAbort);
     return new Promise((resolve) => {
@@ -237,7 +238,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
       }
       asks.set(requestId, entry);
       signal?.addEventListener("abort", aborted, { once: true });
-      void post(tabId, { kind: asks === borrowAsks ? "borrow" : "help", ask: { ...entry.view, token: entry.token } }).then((r) => {
+      void post(tabId, { kind, ask: { ...entry.view, token: entry.token } }).then((r) => {
         if (r?.shown !== true && onUnshown !== undefined) answer(onUnshown);
       });
     });
@@ -409,7 +410,19 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
      */
     askBorrow(tabId, { requestId, sessionId, reason, timeoutMs, signal }) {
       const view = { session_id: sessionId, reason: clip(reason, MAX_REASON) };
-      return ask(borrowAsks, tabId, requestId, view, { timeoutMs, signal, onTimeout: "timeout", onAbort: "unavailable", onUnshown: "unavailable" });
+      return ask("borrow", tabId, requestId, view, { timeoutMs, signal, onTimeout: "timeout", onAbort: "unavailable", onUnshown: "unavailable" });
+    },
+
+    /**
+     * Show an approval card in a page (the one the person looks at) until an answer, the timeout or
+     * the abort: "allow", "deny", "timeout" or "unavailable" (the page cannot show it, or it was withdrawn).
+     * @param {number} tabId
+     * @param {{requestId: string, sessionId: string, view: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal}} request
+     * @returns {Promise<string>}
+     */
+    askApproval(tabId, { requestId, sessionId, view, timeoutMs, signal }) {
+      const shown = { ...view, session_id: sessionId, title: clip(view.title, MAX_TITLE), target: clip(view.target, MAX_REASON), code: typeof view.code === "string" ? view.code.slice(0, 100_000) : undefined };
+      return ask("approve", tabId, requestId, shown, { timeoutMs, signal, onTimeout: "timeout", onAbort: "unavailable", onUnshown: "unavailable" });
     },
 
     /**
@@ -421,7 +434,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
      */
     askHelp(tabId, { requestId, sessionId, title, prompt, timeoutMs, rects = [], signal }) {
       const view = { session_id: sessionId, title: clip(title, MAX_TITLE), prompt: String(prompt).slice(0, MAX_PROMPT), rects };
-      return ask(helpAsks, tabId, requestId, view, { timeoutMs, signal, onTimeout: { outcome: "timeout" }, onAbort: { outcome: "cancelled" } });
+      return ask("help", tabId, requestId, view, { timeoutMs, signal, onTimeout: { outcome: "timeout" }, onAbort: { outcome: "cancelled" } });
     },
 
     /**
@@ -434,7 +447,7 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
 
     /** New highlight boxes for a help request (the page scrolled or changed). @param {string} requestId @param {Rect[]} rects */
     helpRects(requestId, rects) {
-      const entry = helpAsks.get(requestId);
+      const entry = asksOf.help.get(requestId);
       if (!entry) return;
       entry.view = { ...entry.view, rects };
       void post(entry.tabId, { kind: "help_rects", request_id: requestId, rects });

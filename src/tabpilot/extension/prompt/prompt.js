@@ -1,5 +1,5 @@
 // @ts-check
-// The borrow prompt and the help panel, as the person sees them in a page: this extension's own page,
+// The borrow prompt, the help panel and approval cards, as the person sees them in a page: this extension's own page,
 // in a frame the content script puts in the page's overlay (content/overlay.js). It runs in the
 // extension's process, so the page can neither script it nor send its answers; what the page can do
 // is hide, fade, cover or move the frame. So a button counts only while the browser itself reports
@@ -8,7 +8,7 @@
 // around it), and only after it has been so, in one place, for ARM_MS: the delay starts again whenever
 // visibility is lost, or the content script reports that the page moved the frame or touched its host.
 //
-// Which ask this is comes from the address: ?borrow or ?help, and #token, a secret of the ask that
+// Which ask this is comes from the address: ?borrow, ?help or ?approve, and #token, a secret of the ask that
 // only the content script was given. The service worker answers only a prompt frame of the tab asked.
 
 /** A button takes a click only after the prompt has been visible, in one place, this long. */
@@ -16,7 +16,8 @@ const ARM_MS = 600;
 /** Fully visible: what is clipped away must be less than this share. */
 const FULLY = 0.995;
 
-const kind = location.search.slice(1) === "help" ? "help" : "borrow";
+const asked = location.search.slice(1);
+const kind = asked === "help" || asked === "approve" ? asked : "borrow";
 const token = location.hash.slice(1);
 
 const state = {
@@ -156,12 +157,30 @@ function helpCard(view) {
   ]);
 }
 
+/** A side-panel agent's action the person is asked about (approval/asks.js). @param {Record<string, any>} view */
+function approveCard(view) {
+  const where = view.site ? (view.start && view.start !== view.site ? `on ${view.site} (the conversation started on ${view.start})` : `on ${view.site}`) : "";
+  return el("div", { class: "card approve", role: "alertdialog", "aria-label": "tabpilot asks before an agent's action" }, [
+    // elementtiming: when the card was painted, for anyone timing it (the bench does).
+    el("h1", { elementtiming: "approval-card" }, ["Allow this action?"]),
+    el("p", { class: "rule" }, [String(view.title ?? "")]),
+    el("p", { class: "target" }, [String(view.target ?? "")]),
+    typeof view.code === "string" ? el("pre", { class: "code", tabindex: "0" }, [view.code]) : null,
+    el("p", { class: "muted" }, [`The agent of your side-panel conversation asks${where ? ` ${where}` : ""}.`]),
+    el("div", { class: "row" }, [
+      countdown(view.deadline, "No answer means no · "),
+      el("button", { class: "secondary", "data-answer": "deny" }, ["Deny"]),
+      el("button", { class: "primary", "data-answer": "allow" }, ["Allow"]),
+    ]),
+  ]);
+}
+
 const observer = new IntersectionObserver(onVisibility, { threshold: [0, FULLY, 1], trackVisibility: true, delay: 100 });
 const sizes = new ResizeObserver(() => reportSize());
 
 function render() {
   if (!state.view) return;
-  const card = kind === "borrow" ? borrowCard(state.view) : helpCard(state.view);
+  const card = kind === "borrow" ? borrowCard(state.view) : kind === "approve" ? approveCard(state.view) : helpCard(state.view);
   document.body.replaceChildren(card);
   observer.disconnect();
   observer.observe(card);

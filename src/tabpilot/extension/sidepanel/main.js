@@ -42,7 +42,7 @@ const shown = {
 /** @type {Set<string>} */
 const attachNext = new Set();
 
-const view = createTimelineView($("timeline"), $("latest"));
+const view = createTimelineView($("timeline"), $("latest"), { onAnswer: (card, answer) => void answerCard(card, answer) });
 const link = createPanelLink({
   connect: (name) => chrome.runtime.connect({ name }),
   onPush,
@@ -153,33 +153,57 @@ function showAgentNote() {
 
 /** Show a tab: its conversation (if any) and whether the panel may be used on it. @param {number} tabId */
 async function showTab(tabId) {
+  const another = tabId !== shown.tabId;
   shown.tabId = tabId;
+  // Another tab (or the first, in a reopened panel): its conversation and backlog are asked for by tab,
+  // beside the tab itself, so they come a round trip sooner; they are shown the moment they come, so
+  // no live event after them is missed.
+  const early = another ? link.call("attach", { tab_id: tabId, since_seq: 0 }).then((reply) => adopt(tabId, reply)) : null;
+  early?.catch(() => {});
   try {
     const info = await link.call("tab", { tab_id: tabId });
     if (shown.tabId !== tabId) return;
     shown.tab = info;
     note($("tab-note"), info.blocked ? `${info.blocked.message}` : null, Boolean(info.blocked));
-    if (info.conversation_id !== shown.cid) await switchTo(info.conversation_id);
+    await early;
+    // The tab's conversation changed between the two answers.
+    if (shown.tabId === tabId && info.conversation_id !== shown.cid) await switchTo(info.conversation_id);
   } catch (err) {
     note($("tab-note"), describe(err), true);
   }
   renderComposer();
 }
 
-/** @param {string | null} cid */
-async function switchTo(cid) {
+/**
+ * A tab's conversation and backlog, asked for by tab: shown if that tab still is, else let go.
+ * @param {number} tabId @param {any} reply
+ */
+async function adopt(tabId, reply) {
+  const cid = reply.conversation_id ?? null;
+  if (shown.tabId === tabId) {
+    if (cid !== shown.cid) await switchTo(cid, reply);
+  } else if (cid !== null && cid !== shown.cid) {
+    void link.call("detach", { conversation_id: cid }).catch(() => {});
+  }
+}
+
+/** @param {string | null} cid @param {any} [backlog] its backlog from the first event, when it came already */
+async function switchTo(cid, backlog = null) {
   if (shown.cid) void link.call("detach", { conversation_id: shown.cid }).catch(() => {});
   shown.cid = cid;
   shown.timeline = emptyTimeline();
   view.clear();
   composer.clear();
   delete $("composer-note").dataset.kind;
-  if (cid) await attach(cid);
+  if (cid) await attach(cid, backlog);
 }
 
-/** Attach to the shown conversation from the last event rendered (0: everything). @param {string} cid */
-async function attach(cid) {
-  const reply = await link.call("attach", { conversation_id: cid, since_seq: shown.timeline.lastSeq });
+/**
+ * Attach to the shown conversation from the last event rendered (0: everything).
+ * @param {string} cid @param {any} [backlog] the answer, when it came already (then it is shown at once)
+ */
+async function attach(cid, backlog = null) {
+  const reply = backlog ?? (await link.call("attach", { conversation_id: cid, since_seq: shown.timeline.lastSeq }));
   if (shown.cid !== cid) return;
   applyEvents(shown.timeline, reply.events ?? []);
   // A backlog renders in one pass; items already on screen are updated in place.
@@ -220,6 +244,21 @@ async function submit() {
     showSendError(err);
   }
   renderComposer();
+}
+
+/**
+ * The person answered a card: one of the agent's actions (the extension decides it) or the agent CLI's
+ * own question (the daemon passes it on). @param {{kind: string, id: string}} card @param {string} answer
+ */
+async function answerCard(card, answer) {
+  if (!shown.cid) return;
+  const decision = answer === "deny" ? "deny" : "allow";
+  try {
+    if (card.kind === "approval") await link.call("answer", { conversation_id: shown.cid, approval_id: card.id, decision, always: answer === "always" });
+    else await link.call("permit", { conversation_id: shown.cid, permission_id: card.id, decision });
+  } catch (err) {
+    showSendError(err);
+  }
 }
 
 async function stop() {
@@ -322,15 +361,13 @@ $("pop-out").addEventListener("click", () => {
   if (shown.tabId !== null) void chrome.tabs.create({ url: chrome.runtime.getURL(`${PANEL_PAGE}?tab=${shown.tabId}`) });
 });
 
-async function start() {
-  const s = await link.call("status").catch(() => null);
-  if (s) showLink(s.link);
+/** The tab this page shows first: the pinned one, or the active tab of its window (then followed). */
+async function firstTab() {
   if (pinned !== null) {
     chrome.tabs.onUpdated.addListener((tabId, change) => {
       if (tabId === pinned && change.url) void showTab(pinned);
     });
-    await showTab(pinned);
-    return;
+    return pinned;
   }
   const win = await chrome.windows.getCurrent();
   // The panel document lives across tab switches: it follows the window's active tab.
@@ -341,7 +378,17 @@ async function start() {
     if (tabId === shown.tabId && change.url) void showTab(tabId);
   });
   const [active] = await chrome.tabs.query({ active: true, windowId: win.id });
-  if (active?.id !== undefined) await showTab(active.id);
+  return active?.id ?? null;
+}
+
+async function start() {
+  // The conversation first (a reopened panel shows it at once), the link's state beside it; the agent
+  // list, which only a new chat needs, after both (showLink asks for it once the link is up).
+  const status = link.call("status").catch(() => null);
+  const tabId = await firstTab();
+  if (tabId !== null) await showTab(tabId);
+  const s = await status;
+  if (s) showLink(s.link);
 }
 
 void start();

@@ -11,7 +11,12 @@ import { outcomeLine } from "./outcome.js";
  * @typedef {{type: "tool", key: string, callId: string, name: string, target: string, source: string,
  *   status: "running" | "ok" | "failed", summary: string, ms: number | null}} ToolItem
  * @typedef {{type: "notice", key: string, level: "error" | "stopped" | "interrupted" | "info", text: string}} NoticeItem
- * @typedef {UserItem | TextItem | ToolItem | NoticeItem} Item
+ * @typedef {{type: "card", key: string, kind: "approval" | "permission", id: string, title: string, target: string,
+ *   code: string | null, site: string | null, start: string | null, always: boolean, deadline: number | null,
+ *   state: string, via: string}} CardItem
+ *   A question to the person: one of the agent's actions the extension asks about (approval), or the
+ *   agent CLI's own (permission). state: open until answered: allow, deny, timeout, stopped, tab_closed
+ * @typedef {UserItem | TextItem | ToolItem | NoticeItem | CardItem} Item
  * @typedef {{lastSeq: number, running: boolean, turnId: string | null, items: Item[], texts: number}} Timeline
  */
 
@@ -32,6 +37,35 @@ export function targetOf(input) {
     if (typeof value === "string" && value !== "") return value.length > 120 ? `${value.slice(0, 119)}…` : value;
   }
   return "";
+}
+
+/** What a permission card names: the command, file or whatever the tool's input says first. @param {unknown} input */
+function permissionTarget(input) {
+  return targetOf(input) || (input && typeof input === "object" ? JSON.stringify(input).slice(0, 200) : "");
+}
+
+/** The card of a question, found by its id among the items. @param {Timeline} t @param {string} kind @param {unknown} id */
+function cardOf(t, kind, id) {
+  return /** @type {CardItem | undefined} */ (t.items.findLast((i) => i.type === "card" && i.kind === kind && i.id === id));
+}
+
+/** @param {any} event @param {string} key @returns {CardItem} */
+function approvalCard(event, key) {
+  return {
+    type: "card",
+    key,
+    kind: "approval",
+    id: String(event.approval_id ?? key),
+    title: String(event.title ?? "An action that needs your yes"),
+    target: String(event.target ?? ""),
+    code: typeof event.code === "string" ? event.code : null,
+    site: typeof event.site === "string" ? event.site : null,
+    start: typeof event.start === "string" ? event.start : null,
+    always: event.always === true,
+    deadline: typeof event.deadline === "number" ? event.deadline : null,
+    state: "open",
+    via: "",
+  };
 }
 
 /** What the person reads when a turn ended without finishing. @param {string} reason */
@@ -103,10 +137,33 @@ export function applyEvent(t, event) {
       row.ms = typeof event.ms === "number" ? event.ms : null;
       return [row];
     }
+    case "approval":
+      return add(approvalCard(event, key));
     case "permission":
-      return add({ type: "notice", key, level: "info", text: `The agent asks to use ${event.tool_name ?? event.name ?? "a tool"}` });
-    case "permission_end":
-      return add({ type: "notice", key, level: "info", text: `Not allowed (${event.why ?? event.decision ?? "no answer"})` });
+      return add({
+        type: "card",
+        key,
+        kind: "permission",
+        id: String(event.permission_id ?? key),
+        title: `The agent wants to use ${event.tool ?? event.tool_name ?? "a tool"}`,
+        target: permissionTarget(event.input),
+        code: null,
+        site: null,
+        start: null,
+        always: false,
+        deadline: null,
+        state: "open",
+        via: "",
+      });
+    case "approval_end":
+    case "permission_end": {
+      const card = cardOf(t, event.kind === "approval_end" ? "approval" : "permission", event.kind === "approval_end" ? event.approval_id : event.permission_id);
+      if (!card) return null;
+      card.state = String(event.decision ?? "deny");
+      card.via = String(event.via ?? event.why ?? "");
+      if (event.always === true) card.via = `${card.via} · always on ${card.site ?? "this site"}`;
+      return [card];
+    }
     case "error":
       // A warning the agent CLI printed (fatal: false) is shown, quietly.
       return add({ type: "notice", key, level: event.fatal === false ? "info" : "error", text: `${event.code ?? "error"}: ${event.message ?? ""}` });
@@ -119,6 +176,11 @@ export function applyEvent(t, event) {
         if (row.type === "tool" && row.status === "running") {
           row.status = "failed";
           row.summary = row.summary || "the turn ended before this call answered";
+          changed.push(row);
+        }
+        // A question nobody answered by the end of its turn was a no.
+        if (row.type === "card" && row.state === "open") {
+          row.state = "stopped";
           changed.push(row);
         }
       }

@@ -4,6 +4,7 @@ import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "../../link/params.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { ACTION_TIMEOUT_MS } from "../../page/action.js";
+import { approve } from "../../approval/gate.js";
 
 const ACTIONS = ["accept", "dismiss", "status"];
 
@@ -21,6 +22,10 @@ export async function dialog(params, ctx) {
   const pending = ctx.dialogs.pending(tab.id);
   if (action === "status") {
     return { tab_id: tab.id, dialog: pending && { type: pending.type, message: pending.message, default_prompt: pending.default_prompt, handled: pending.handled } };
+  }
+  if (action === "accept" && pending) {
+    const what = { action: "dialog", accept: true, dialog: pending.type, target: `${pending.type} dialog "${String(pending.message ?? "").slice(0, 120)}"` };
+    await approve(ctx, sessionId, tab.id, what);
   }
   const watch = await watchOutcome(ctx, tab.id, sessionId);
   const answer = ctx.dialogs.answer(tab.id, { accept: action === "accept", promptText: params.text });

@@ -7,6 +7,8 @@ import { click, keys } from "../../page/input.js";
 import { comboEvents, parseCombo } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
+import { approve } from "../../approval/gate.js";
+import { elementFacts } from "../../approval/describe.js";
 
 // ── In the page (agent world); `this` is the element. ───────────────────────────────────────────────
 
@@ -126,6 +128,8 @@ export async function fill(params, ctx) {
   const { signal } = ctx;
   const target = await actionable(ctx, action.tabId, raw, { editable: true, label: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
+    const what = { action: "fill", target: `${targetInfo(target).name} (value [redacted])`, facts: () => elementFacts(ctx, action.tabId, target) };
+    if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const typing = (async () => {
       const prepared = await ctx.frames.callOn(target.frame, target.objectId, FILL_PREPARE, [value]);

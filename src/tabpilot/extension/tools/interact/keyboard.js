@@ -7,6 +7,8 @@ import { keys, type as typeText } from "../../page/input.js";
 import { parseCombo, comboEvents, textEvents } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { beginAction, finishAction, targetInfo, ACTION_TIMEOUT_MS } from "../../page/action.js";
+import { approve } from "../../approval/gate.js";
+import { focusFacts } from "../../approval/describe.js";
 
 /** Editing shortcuts differ on macOS (Meta, and native editing commands). */
 const PLATFORM = /mac/i.test(/** @type {any} */ (globalThis.navigator)?.userAgentData?.platform ?? globalThis.navigator?.platform ?? "") ? "mac" : "";
@@ -52,6 +54,10 @@ export async function type(params, ctx) {
   const groups = textEvents(text);
   const action = await beginAction(params, ctx, { defaultTimeoutMs: ACTION_TIMEOUT_MS + delayMs * groups.length });
   const target = await focusTarget(params, ctx, action, true);
+  const into = target ? targetInfo(target).name : "the focused element";
+  if (await approve(ctx, action.sessionId, action.tabId, { action: "type", target: `${into} (text [redacted])`, facts: () => focusFacts(ctx, action.tabId) })) {
+    action.deadline = Date.now() + action.timeoutMs;
+  }
   const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
   const { outcome } = await watch.settle(typeText(action.send, groups, { delayMs, signal: ctx.signal }), { deadline: action.deadline, signal: ctx.signal });
   return finishAction(ctx, params, action.tabId, {
@@ -70,6 +76,11 @@ export async function press(params, ctx) {
   const combos = specs.map((spec) => parseCombo(spec, { platform: PLATFORM }));
   const action = await beginAction(params, ctx);
   const target = await focusTarget(params, ctx, action, false);
+  // Enter can send a form: the rules look at where the focus is.
+  if (combos.some((c) => /(^|\+)Enter$/.test(c.label))) {
+    const what = { action: "press", key: "Enter", target: `Enter in ${target ? targetInfo(target).name : "the focused element"}`, facts: () => focusFacts(ctx, action.tabId) };
+    if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
+  }
   const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
   const events = combos.flatMap((combo) => comboEvents(combo, { platform: PLATFORM }));
   const { outcome } = await watch.settle(keys(action.send, events), { deadline: action.deadline, signal: ctx.signal });

@@ -7,6 +7,8 @@ import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, 
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
+import { approve } from "../../approval/gate.js";
+import { elementFacts } from "../../approval/describe.js";
 
 const BUTTONS = ["left", "right", "middle"];
 /** Pointer moves between the press and the release of a drag: pages that track the pointer see it travel. */
@@ -54,7 +56,15 @@ export async function click(params, ctx) {
   const position = positionOf(params.position);
   const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
-  const target = await actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  const look = () => actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  let target = await look();
+  const what = { action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, action.tabId, target) };
+  if (await approve(ctx, action.sessionId, action.tabId, what)) {
+    // The person took their time: the page may have moved meanwhile.
+    release(ctx, target);
+    action.deadline = Date.now() + action.timeoutMs;
+    target = await look();
+  }
   try {
     const mayDownload = button === "left" && /^link\b/.test(targetInfo(target).label ?? "") && (await savesLink(ctx, target));
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);

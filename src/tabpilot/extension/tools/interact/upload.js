@@ -11,6 +11,7 @@ import { requireString } from "../../link/params.js";
 import { actionable, release } from "../../page/actionability.js";
 import { click } from "../../page/input.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
+import { approve } from "../../approval/gate.js";
 
 const UPLOAD_TIMEOUT_MS = 30000;
 /** How long a click gets to open a file chooser. */
@@ -95,6 +96,8 @@ export async function upload(params, ctx) {
   const done = (/** @type {string} */ via, /** @type {object} */ extra = {}) =>
     finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: info, via, files: summary, ...extra });
   try {
+    const what = { action: "upload", target: `${summary.map((f) => f.name).join(", ")} into ${info.name}` };
+    if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     for (const how of /** @type {const} */ (["input", "drop"])) {
       const delivered = await ctx.frames.callOn(target.frame, target.objectId, DELIVER, [files, how]);
       if (delivered.error) throw deliveryError(info.name, delivered);

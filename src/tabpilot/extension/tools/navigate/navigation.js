@@ -5,6 +5,7 @@ import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf, wai
 import { normalizeUrl } from "../../browser/urls.js";
 import { runNavigation } from "../../browser/navigation-wait.js";
 import { describePage } from "../../browser/page-info.js";
+import { approve } from "../../approval/gate.js";
 
 /** How long `open` waits for the download an address started to be written. */
 const DOWNLOAD_WAIT_MS = 5000;
@@ -61,6 +62,7 @@ export async function navigate(params, ctx) {
     allowFile: optionalBool(params, "allow_file", false),
     base: tab.url || undefined,
   });
+  await approve(ctx, sessionIdOf(params), tab.id, { action: "navigate", target: url, url });
   return navigateTab(ctx, tab.id, {
     command: () => ctx.cdp.send(tab.id, "Page.navigate", { url }),
     waitUntil: waitUntilOf(params),

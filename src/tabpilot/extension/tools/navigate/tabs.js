@@ -6,6 +6,7 @@ import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, requireTabId, optionalBool, timeoutOf } from "../../link/params.js";
 import { isBrowserPage, normalizeUrl } from "../../browser/urls.js";
 import { navigateTab } from "./navigation.js";
+import { approve } from "../../approval/gate.js";
 
 const SCOPES = ["agent", "user", "all"];
 
@@ -59,6 +60,7 @@ export async function tabCreate(params, ctx) {
     const current = await sessions.resolveTab(sessionId, undefined, { anyState: true, sites: "none" }).catch(() => null);
     url = normalizeUrl(params.url, { allowFile: optionalBool(params, "allow_file", false), base: current?.url || undefined });
     await ctx.sites.refuseDestination(url);
+    if (current) await approve(ctx, sessionId, current.id, { action: "tab_create", target: url, url });
   }
   const timeoutMs = timeoutOf(params);
   // Opened blank and navigated over CDP, so a bad address fails like tool.navigate does.

@@ -4,6 +4,7 @@ import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf } from "../../link/params.js";
 import { withDeadline } from "../../link/deadline.js";
 import { describeDialog } from "../../browser/dialogs.js";
+import { approve } from "../../approval/gate.js";
 
 const NOT_JSON = /couldn't be returned by value|reference chain is too long/i;
 
@@ -25,11 +26,14 @@ export function valueOf(remote) {
 }
 
 /** @type {import("../../link/dispatcher.js").Handler} */
-export async function evaluate(params, { sessions, cdp, dialogs, signal }) {
+export async function evaluate(params, ctx) {
+  const { sessions, cdp, dialogs, signal } = ctx;
   const expression = requireString(params, "expression");
   const awaitPromise = optionalBool(params, "await_promise", true);
   const timeoutMs = timeoutOf(params);
   const tab = await sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
+  // The card shows the code whole: Allow runs all of it.
+  await approve(ctx, sessionIdOf(params), tab.id, { action: "evaluate", target: "the code below", code: expression });
   // Not awaited: a page stuck behind a dialog would not answer this either.
   const stop = () => void cdp.send(tab.id, "Runtime.terminateExecution").catch(() => {});
   // A confirm or prompt the script opens stays open for the agent: say so at once instead of waiting.

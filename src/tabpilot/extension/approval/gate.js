@@ -1,0 +1,79 @@
+// @ts-check
+// The gate every consequential tool of a side-panel session goes through, after it found its element
+// and before it acts: the action is described, decided by the rules, and when they say ask, the
+// person is asked (asks.js) while the call waits. Sessions of shell and MCP agents pass untouched:
+// the gate costs them one lookup in the session table.
+import { RpcError } from "../link/protocol.js";
+import { decide, grantable } from "./rules.js";
+import { siteOf } from "./scope.js";
+
+/**
+ * @typedef {import("./rules.js").ElementFacts} ElementFacts
+ * @typedef {{conversationId: string, scope: import("./scope.js").Scope, start: string | null}} Turn
+ *   start: the site the turn began on (grants are keyed by it)
+ * @typedef {{
+ *   turnOf(sessionId: string): Promise<Turn | null>,
+ *   grants: {cover(rules: string[], start: string, target: string): Promise<boolean>, add(rules: string[], start: string, target: string): Promise<void>},
+ *   asks: {ask(request: any, call: {signal: AbortSignal, progress: (p: Record<string, unknown>) => void}): Promise<{always: boolean}>},
+ * }} Approvals
+ * @typedef {{action: string, target: string, facts?: () => Promise<ElementFacts | null>, url?: string | null,
+ *   key?: string, dialog?: string, accept?: boolean, code?: string}} What
+ *   target: how the card names what is acted on (never a typed value); facts: reads the element acted
+ *   on in its page (only a panel session's action pays for that); url: where the action sends the tab
+ */
+
+/** Where an action sends the tab: a navigation's address, a link's, a submitted form's. @param {What} what @param {ElementFacts | null} el */
+function destinationOf(what, el) {
+  if (what.url) return what.url;
+  if (!el) return null;
+  if (el.href) return el.href;
+  return el.submits ? (el.formAction ?? null) : null;
+}
+
+/**
+ * Decide, and ask when the rules say so. Returns true when the person was asked and said yes (the
+ * caller then looks at the page again: it may have changed while they decided); false when nothing
+ * was asked. Throws the refusal otherwise.
+ * @param {Record<string, any>} ctx handler context: approvals, tabs, sites, signal, progress
+ * @param {string} sessionId @param {number} tabId @param {What} what
+ */
+export async function approve(ctx, sessionId, tabId, what) {
+  /** @type {Approvals | undefined} */
+  const approvals = ctx.approvals;
+  const turn = approvals ? await approvals.turnOf(sessionId) : null;
+  if (!approvals || !turn) return false;
+  const tab = await ctx.tabs.get(tabId).catch(() => null);
+  const site = siteOf(tab?.url ?? tab?.pendingUrl);
+  const element = what.facts ? await what.facts() : null;
+  const destination = destinationOf(what, element);
+  const targetSite = destination ? siteOf(destination) : null;
+  const blocked = destination ? await ctx.sites.isBlocked(destination) : false;
+  const decision = decide({ ...what, element, site, targetSite, blocked, scope: turn.scope });
+  if (decision.effect === "allow" || decision.rule === null) return false;
+  if (decision.effect === "deny") {
+    throw new RpcError("blocked_site", `${what.target} goes to a site the person blocked`, "site_blocked", {
+      hint: "The person blocked this site for agents: do not try another way in; tell them the task needs it.",
+    });
+  }
+  const where = targetSite ?? site ?? "";
+  const start = turn.start ?? site ?? "";
+  const always = grantable(decision) && start !== "" && where !== "";
+  if (always && (await approvals.grants.cover(decision.rules, start, where))) return false;
+  const card = {
+    rule: decision.rule.id,
+    title: decision.rule.title,
+    rules: decision.rules,
+    target: destination && destination !== what.target ? `${what.target} → ${destination}` : what.target,
+    site: where || null,
+    start: start || null,
+    always,
+    ...(what.code !== undefined ? { code: what.code } : {}),
+  };
+  const conversationId = turn.conversationId;
+  // The pass the action opened for its gesture closes: the page, and a card drawn in it, are the
+  // person's while they decide (the look after a yes opens it again).
+  ctx.shield?.unexpect();
+  const answer = await approvals.asks.ask({ sessionId, conversationId, tabId, card }, { signal: ctx.signal, progress: ctx.progress });
+  if (answer.always && always) await approvals.grants.add(decision.rules, start, where);
+  return true;
+}
