@@ -132,3 +132,16 @@ def test_disabled_options_and_frames_that_could_not_load_are_marked(
     # a frame that loads is read as before
     tp.run("open", pages.url("apps/states.html?frame=/apps/names.html"))
     assert '--- feed "Updates"' in tp.run("snapshot").out
+
+
+def test_click_listeners_added_after_a_snapshot_are_read(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/late-listeners.html"))
+    snapshot = tp.run("snapshot").out
+    # listeners inside an open shadow root count too
+    tp.run("click", ref_of(snapshot, '[clickable "Work"'))
+    tp.run("click", ref_of(snapshot, '[button "Load more"'))
+    # the rows that came after the first read have listeners of their own
+    later = tp.run("snapshot").out
+    tp.run("click", ref_of(later, '[clickable "Meeting notes"'))
+    tp.run("click", ref_of(later, '[clickable "Welcome"'))
+    assert clicks(tp) == ["chip Work", "open Meeting notes", "open Welcome"]

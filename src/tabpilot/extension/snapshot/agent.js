@@ -29,7 +29,8 @@ export function installAgent(version) {
   /**
    * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
    *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
-   *   probed: WeakSet<Element>, pending: Element[]}}
+   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], changed: boolean,
+   *   watch?: MutationObserver, watched?: WeakSet<Node>}}
    */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
   store.listened ??= new WeakSet();
@@ -38,6 +39,8 @@ export function installAgent(version) {
   store.roots ??= new WeakMap();
   store.probed ??= new WeakSet();
   store.pending ??= [];
+  store.closed ??= [];
+  store.changed ??= true;
   const DEFAULT_MAX_TOKENS = 12000;
 
   /** "@e12", "e12", "12" or 12 → 12; anything else → null. @param {unknown} ref */
@@ -238,8 +241,56 @@ export function installAgent(version) {
   }
 
   /**
-   * Click listeners, as the extension reads them through CDP (the page's own world is out of reach):
-   * which of these backend node ids are new to this document.
+   * The roots whose click listeners the extension should read (through CDP: the page's own world is
+   * out of reach) — the document, its open shadow roots and same-origin frame documents, and the
+   * closed roots adopted — when the DOM gained elements since the last time (new elements bring their
+   * listeners) or `force`, else null. The first call sets the watch.
+   * @param {boolean} [force]
+   */
+  function listenRoots(force) {
+    if (!store.watch) {
+      const watch = new MutationObserver((records) => {
+        if (store.changed) return;
+        for (const r of records) {
+          if (r.addedNodes.length) {
+            store.changed = true;
+            return;
+          }
+        }
+      });
+      watch.observe(document, { childList: true, subtree: true });
+      store.watch = watch;
+      store.watched = new WeakSet();
+      store.changed = true;
+    }
+    if (!store.changed && !force) return null;
+    // A document still loading may yet attach listeners to what it has: read it again next time.
+    store.changed = document.readyState !== "complete";
+    /** @type {(Document | ShadowRoot)[]} */
+    const roots = [document, ...store.closed];
+    for (let i = 0; i < roots.length && roots.length < 2000; i++) {
+      for (const el of roots[i].querySelectorAll("*")) {
+        /** @type {Document | ShadowRoot | null} */
+        let inner = el.shadowRoot;
+        if (!inner && (el.localName === "iframe" || el.localName === "frame")) {
+          try {
+            inner = /** @type {HTMLIFrameElement} */ (el).contentDocument;
+          } catch {
+            inner = null;
+          }
+        }
+        if (!inner) continue;
+        roots.push(inner);
+        if (!store.watched.has(inner)) {
+          store.watched.add(inner);
+          store.watch.observe(inner, { childList: true, subtree: true });
+        }
+      }
+    }
+    return roots;
+  }
+  /**
+   * Click listeners, as the extension reads them: which of these backend node ids are new to this document.
    * @param {number[]} ids
    */
   function unheard(ids) {
@@ -268,9 +319,11 @@ export function installAgent(version) {
   /** `this` = a host: its closed shadow root, reached through CDP. @this {Element} @param {ShadowRoot} root */
   function adoptRoot(root) {
     store.roots.set(this, root);
+    store.closed.push(root);
+    store.changed = true;
   }
 
-  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, unheard, heard, takeHosts, adoptRoot };
+  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, listenRoots, unheard, heard, takeHosts, adoptRoot };
   Object.defineProperty(g, KEY, { value: agent, configurable: true, enumerable: false, writable: true });
   return agent;
 }

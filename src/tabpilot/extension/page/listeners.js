@@ -1,0 +1,87 @@
+// @ts-check
+// The page's click listeners, told to a frame's snapshot agent before a snapshot. They live in the
+// page's own world, out of the agent's reach: CDP's DOMDebugger.getEventListeners reads them. Read
+// again whenever the document gained elements since the last read (new elements bring their
+// listeners; the agent watches the DOM), else not at all.
+import { AGENT, objectArg } from "../browser/frames.js";
+
+/** Listener types that make an element something a person clicks. */
+const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend", "dblclick"]);
+/** At most this many newly listened elements are resolved per read (the rest at the next one). */
+const MAX_NEW_LISTENERS = 400;
+/** CDP objects made while reading, released together. */
+const GROUP = "tabpilot-listeners";
+
+/**
+ * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
+ * @param {{frames: ReturnType<typeof import("../browser/frames.js").createFrames>}} deps
+ */
+export function createListeners({ frames }) {
+  /** Frames with listeners left to resolve: read again next time, changed or not. @type {Set<string>} */
+  const behind = new Set();
+
+  /**
+   * The click listeners of each root, read on the root as the page's own world sees it: without
+   * `pierce` (which also walks the user-agent shadow roots of form controls, and was seen to hang
+   * the renderer at a later navigation) getEventListeners reports the listeners of the object's world
+   * only, so each root is resolved in the main world first.
+   * @param {FrameHandle} frame @param {string} objectId a root in the agent's world
+   */
+  async function readRoot(frame, objectId) {
+    const described = frames.send(frame, "DOM.describeNode", { objectId });
+    void described.finally(() => frames.send(frame, "Runtime.releaseObject", { objectId })).catch(() => {});
+    const { node } = await described;
+    const { object } = await frames.send(frame, "DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: GROUP });
+    const { listeners } = await frames.send(frame, "DOMDebugger.getEventListeners", { objectId: object.objectId, depth: -1 });
+    return /** @type {{type: string, backendNodeId?: number}[]} */ (listeners);
+  }
+
+  /**
+   * Reads the document's click listeners if it changed since the last read, and tells the agent
+   * about the elements that are new to it.
+   * @param {FrameHandle} frame
+   */
+  async function listen(frame) {
+    const key = `${frame.tabId}|${frame.sessionId ?? ""}|${frame.frameId}`;
+    const force = behind.delete(key);
+    let ids = [];
+    try {
+      const list = await frames.evaluate(frame, `${AGENT}.listenRoots(${force})`, { returnByValue: false });
+      if (!list?.objectId) return;
+      const { result } = await frames.send(frame, "Runtime.getProperties", { objectId: list.objectId, ownProperties: true });
+      void frames.send(frame, "Runtime.releaseObject", { objectId: list.objectId }).catch(() => {});
+      const roots = result.filter((/** @type {any} */ p) => /^\d+$/.test(p.name) && p.value?.objectId).map((/** @type {any} */ p) => p.value.objectId);
+      const read = await Promise.all(roots.map((/** @type {string} */ objectId) => readRoot(frame, objectId).catch(() => [])));
+      ids = [...new Set(read.flat().filter((l) => CLICK_TYPES.has(l.type) && l.backendNodeId).map((l) => l.backendNodeId))];
+    } finally {
+      void frames.send(frame, "Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    }
+    if (!ids.length) return;
+    const unheard = await frames.evaluate(frame, `${AGENT}.unheard(${JSON.stringify(ids)})`);
+    if (unheard.length > MAX_NEW_LISTENERS) behind.add(key);
+    await tell(frame, unheard.slice(0, MAX_NEW_LISTENERS));
+  }
+
+  /** Resolves the listened elements in the agent's world and hands them over. @param {FrameHandle} frame @param {number[]} fresh */
+  async function tell(frame, fresh) {
+    if (!fresh.length) return;
+    const contextId = await frames.agentWorld(frame);
+    const objects = await Promise.all(
+      fresh.map((backendNodeId) =>
+        frames
+          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId })
+          .then((r) => /** @type {string} */ (r.object.objectId), () => null),
+      ),
+    );
+    try {
+      const agent = await frames.evaluate(frame, AGENT, { returnByValue: false });
+      objects.push(agent.objectId);
+      const args = [fresh, ...objects.slice(0, -1).map((id) => (id ? objectArg(id) : null))];
+      await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
+    } finally {
+      for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});
+    }
+  }
+
+  return { listen };
+}
