@@ -59,6 +59,8 @@ def run_tasks(tp: Tabpilot, app: App) -> CliDriver:
         tag = tag_for(task, app, 1)
         read = driver.run_task(task, app, tag)
         task.check(app, tag, read)
+    # every control was found by its role and name, none only by its place beside another
+    assert driver.by_place == [], driver.by_place
     assert tp.run("eval", OFF_LOOPBACK).json == []
     return driver
 
