@@ -1,8 +1,8 @@
 // @ts-check
 // The page's click listeners, told to a frame's snapshot agent before a snapshot. They live in the
-// page's own world, out of the agent's reach: CDP's DOMDebugger.getEventListeners reads them. Read
-// again whenever the document gained elements since the last read (new elements bring their
-// listeners; the agent watches the DOM), else not at all.
+// page's own world, out of the agent's reach: CDP's DOMDebugger.getEventListeners reads them. The
+// whole document the first time; after that, only the elements added since the last read (new
+// elements bring their listeners; the agent watches the DOM), and nothing when none were.
 import { AGENT, objectArg } from "../browser/frames.js";
 
 /** Listener types that make an element something a person clicks. */
@@ -21,11 +21,11 @@ export function createListeners({ frames }) {
   const behind = new Set();
 
   /**
-   * The click listeners of each root, read on the root as the page's own world sees it: without
+   * The click listeners in a node's subtree, read on the node as the page's own world sees it: without
    * `pierce` (which also walks the user-agent shadow roots of form controls, and was seen to hang
    * the renderer at a later navigation) getEventListeners reports the listeners of the object's world
    * only, so each root is resolved in the main world first.
-   * @param {FrameHandle} frame @param {string} objectId a root in the agent's world
+   * @param {FrameHandle} frame @param {string} objectId a node in the agent's world
    */
   async function readRoot(frame, objectId) {
     const described = frames.send(frame, "DOM.describeNode", { objectId });
@@ -37,8 +37,8 @@ export function createListeners({ frames }) {
   }
 
   /**
-   * Reads the document's click listeners if it changed since the last read, and tells the agent
-   * about the elements that are new to it.
+   * Reads the click listeners of what the agent hands out (the document, or what was added to it) and
+   * tells the agent about the elements that are new to it.
    * @param {FrameHandle} frame
    */
   async function listen(frame) {

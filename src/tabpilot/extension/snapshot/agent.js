@@ -29,8 +29,8 @@ export function installAgent(version) {
   /**
    * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
    *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
-   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], changed: boolean,
-   *   watch?: MutationObserver, watched?: WeakSet<Node>}}
+   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
+   *   watch?: MutationObserver, watched: WeakSet<Node>}}
    */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
   store.listened ??= new WeakSet();
@@ -40,7 +40,8 @@ export function installAgent(version) {
   store.probed ??= new WeakSet();
   store.pending ??= [];
   store.closed ??= [];
-  store.changed ??= true;
+  store.added ??= null;
+  store.watched ??= new WeakSet();
   const DEFAULT_MAX_TOKENS = 12000;
 
   /** "@e12", "e12", "12" or 12 → 12; anything else → null. @param {unknown} ref */
@@ -241,51 +242,65 @@ export function installAgent(version) {
   }
 
   /**
-   * The roots whose click listeners the extension should read (through CDP: the page's own world is
-   * out of reach) — the document, its open shadow roots and same-origin frame documents, and the
-   * closed roots adopted — when the DOM gained elements since the last time (new elements bring their
-   * listeners) or `force`, else null. The first call sets the watch.
+   * What the extension should read click listeners from (through CDP: the page's own world is out of
+   * the agent's reach), else null: the first time, the whole document — with its open shadow roots,
+   * same-origin frame documents and the closed roots adopted —, and after that only the elements
+   * added since (new elements bring their listeners), with the roots inside them. The whole document
+   * again when it was still loading (its listeners may yet come), after more than MAX_ADDED additions,
+   * or when `force`d.
    * @param {boolean} [force]
+   * @returns {(Node)[] | null}
    */
   function listenRoots(force) {
+    const MAX_ADDED = 200;
     if (!store.watch) {
-      const watch = new MutationObserver((records) => {
-        if (store.changed) return;
+      store.watch = new MutationObserver((records) => {
+        const added = store.added;
+        if (added === null) return;
         for (const r of records) {
-          if (r.addedNodes.length) {
-            store.changed = true;
-            return;
+          for (const n of r.addedNodes) {
+            if (n.nodeType !== 1) continue;
+            if (added.length >= MAX_ADDED) {
+              store.added = null;
+              return;
+            }
+            added.push(n);
           }
         }
       });
-      watch.observe(document, { childList: true, subtree: true });
-      store.watch = watch;
-      store.watched = new WeakSet();
-      store.changed = true;
+      store.watch.observe(document, { childList: true, subtree: true });
     }
-    if (!store.changed && !force) return null;
-    // A document still loading may yet attach listeners to what it has: read it again next time.
-    store.changed = document.readyState !== "complete";
-    /** @type {(Document | ShadowRoot)[]} */
-    const roots = [document, ...store.closed];
-    for (let i = 0; i < roots.length && roots.length < 2000; i++) {
-      for (const el of roots[i].querySelectorAll("*")) {
-        /** @type {Document | ShadowRoot | null} */
-        let inner = el.shadowRoot;
-        if (!inner && (el.localName === "iframe" || el.localName === "frame")) {
-          try {
-            inner = /** @type {HTMLIFrameElement} */ (el).contentDocument;
-          } catch {
-            inner = null;
-          }
-        }
-        if (!inner) continue;
-        roots.push(inner);
-        if (!store.watched.has(inner)) {
-          store.watched.add(inner);
-          store.watch.observe(inner, { childList: true, subtree: true });
+    const watch = store.watch;
+    const added = force ? null : store.added;
+    store.added = document.readyState === "complete" ? [] : null;
+    /** @type {Node[]} */
+    let roots;
+    if (added === null) roots = [document, ...store.closed];
+    else if (!added.length) return null;
+    // (an element inside another added one is read with it)
+    else roots = added.filter((n) => n.isConnected && !added.some((m) => m !== n && m.contains(n)));
+    /** @param {Element} el */
+    const inner = (el) => {
+      /** @type {Document | ShadowRoot | null} */
+      let root = el.shadowRoot;
+      if (!root && (el.localName === "iframe" || el.localName === "frame")) {
+        try {
+          root = /** @type {HTMLIFrameElement} */ (el).contentDocument;
+        } catch {
+          root = null;
         }
       }
+      if (!root) return;
+      roots.push(root);
+      if (!store.watched.has(root)) {
+        store.watched.add(root);
+        watch.observe(root, { childList: true, subtree: true });
+      }
+    };
+    for (let i = 0; i < roots.length && roots.length < 2000; i++) {
+      const r = /** @type {Element | Document | ShadowRoot} */ (roots[i]);
+      if (r.nodeType === 1) inner(/** @type {Element} */ (r));
+      for (const el of r.querySelectorAll("*")) inner(el);
     }
     return roots;
   }
@@ -320,7 +335,7 @@ export function installAgent(version) {
   function adoptRoot(root) {
     store.roots.set(this, root);
     store.closed.push(root);
-    store.changed = true;
+    store.added?.push(root);
   }
 
   const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, listenRoots, unheard, heard, takeHosts, adoptRoot };
