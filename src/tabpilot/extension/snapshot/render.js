@@ -510,10 +510,10 @@ export function layoutSnapshot(ir, opts) {
         break;
       }
       case "h": {
+        // As in full mode: what can be acted on inside a heading is shown in it, not again after it.
         rowFlush();
-        const s = flatKids(x, 0).trim();
+        const s = flatKids(x, 2).trim();
         if (s) line("#".repeat(x.l) + " " + s, x.i ?? -1, x.l);
-        ikids(x);
         break;
       }
       case "lm":
