@@ -3,14 +3,15 @@
 // page's own world, out of the agent's reach: CDP's DOMDebugger.getEventListeners reads them. The
 // whole document the first time; after that, only the elements added since the last read (new
 // elements bring their listeners; the agent watches the DOM), and nothing when none were.
-import { AGENT, objectArg } from "../browser/frames.js";
+import { AGENT } from "../browser/frames.js";
 
 /** Listener types that make an element something a person clicks. */
 const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend", "dblclick"]);
 /** At most this many newly listened elements are resolved per read (the rest at the next one). */
 const MAX_NEW_LISTENERS = 400;
-/** CDP objects made while reading, released together. */
+/** CDP objects made while reading, and while telling the agent, released together. */
 const GROUP = "tabpilot-listeners";
+const TOLD = "tabpilot-listeners-told";
 
 /**
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
@@ -44,22 +45,30 @@ export function createListeners({ frames }) {
   async function listen(frame) {
     const key = `${frame.tabId}|${frame.sessionId ?? ""}|${frame.frameId}`;
     const force = behind.delete(key);
+    /** @type {number[]} */
     let ids = [];
     try {
-      const list = await frames.evaluate(frame, `${AGENT}.listenRoots(${force})`, { returnByValue: false });
+      // (one node comes as itself, which spares listing the array's items)
+      const list = await frames.evaluate(frame, `(r => r && r.length === 1 ? r[0] : r)(${AGENT}.listenRoots(${force}))`, { returnByValue: false });
       if (!list?.objectId) return;
-      const { result } = await frames.send(frame, "Runtime.getProperties", { objectId: list.objectId, ownProperties: true });
-      void frames.send(frame, "Runtime.releaseObject", { objectId: list.objectId }).catch(() => {});
-      const roots = result.filter((/** @type {any} */ p) => /^\d+$/.test(p.name) && p.value?.objectId).map((/** @type {any} */ p) => p.value.objectId);
+      /** @type {string[]} */
+      let roots = [list.objectId];
+      if (list.subtype === "array") {
+        const { result } = await frames.send(frame, "Runtime.getProperties", { objectId: list.objectId, ownProperties: true });
+        void frames.send(frame, "Runtime.releaseObject", { objectId: list.objectId }).catch(() => {});
+        roots = result.filter((/** @type {any} */ p) => /^\d+$/.test(p.name) && p.value?.objectId).map((/** @type {any} */ p) => p.value.objectId);
+      }
       const read = await Promise.all(roots.map((/** @type {string} */ objectId) => readRoot(frame, objectId).catch(() => [])));
       ids = [...new Set(read.flat().filter((l) => CLICK_TYPES.has(l.type) && l.backendNodeId).map((l) => l.backendNodeId))];
     } finally {
       void frames.send(frame, "Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
     }
-    if (!ids.length) return;
-    const unheard = await frames.evaluate(frame, `${AGENT}.unheard(${JSON.stringify(ids)})`);
-    if (unheard.length > MAX_NEW_LISTENERS) behind.add(key);
-    await tell(frame, unheard.slice(0, MAX_NEW_LISTENERS));
+    if (ids.length > MAX_NEW_LISTENERS) {
+      // (a first read of a large page: the agent says which it knows already, the rest comes next time)
+      ids = await frames.evaluate(frame, `${AGENT}.unheard(${JSON.stringify(ids)})`);
+      if (ids.length > MAX_NEW_LISTENERS) behind.add(key);
+    }
+    await tell(frame, ids.slice(0, MAX_NEW_LISTENERS));
   }
 
   /** Resolves the listened elements in the agent's world and hands them over. @param {FrameHandle} frame @param {number[]} fresh */
@@ -69,17 +78,18 @@ export function createListeners({ frames }) {
     const objects = await Promise.all(
       fresh.map((backendNodeId) =>
         frames
-          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId })
+          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId, objectGroup: TOLD })
           .then((r) => /** @type {string} */ (r.object.objectId), () => null),
       ),
     );
     try {
-      const agent = await frames.evaluate(frame, AGENT, { returnByValue: false });
-      objects.push(agent.objectId);
-      const args = [fresh, ...objects.slice(0, -1).map((id) => (id ? objectArg(id) : null))];
-      await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
+      await frames.send(frame, "Runtime.callFunctionOn", {
+        executionContextId: contextId,
+        functionDeclaration: `function (ids, ...nodes) { ${AGENT}.heard(ids, nodes); }`,
+        arguments: [{ value: fresh }, ...objects.map((objectId) => (objectId ? { objectId } : { value: null }))],
+      });
     } finally {
-      for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});
+      void frames.send(frame, "Runtime.releaseObjectGroup", { objectGroup: TOLD }).catch(() => {});
     }
   }
 
