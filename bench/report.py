@@ -342,7 +342,27 @@ def panel(records: list[Record], markdown: bool = False) -> str:
     return render("Side panel: agent runs", ["case", "median", "p95", "vs baseline / note"], rows, markdown)
 
 
+def approvals(records: list[Record], markdown: bool = False) -> str:
+    rows: list[Row] = []
+    for case, metrics in _by_case(records, "approvals").items():
+        for r in metrics.values():
+            if not r.available:
+                rows.append([case, r.note or "n/a"])
+                continue
+            unit = f" {r.unit}" if r.unit else ""
+            rows.append(
+                [
+                    case,
+                    f"{number(r.median)}{unit}",
+                    f"{number(r.p95)}{unit}",
+                    f"{ratio(r)} {r.baseline}" if r.ratio is not None else (r.note or ""),
+                ]
+            )
+    return render("Approvals", ["case", "median", "p95", "vs baseline / note"], rows, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
+    "approvals": approvals,
     "agents": agents,
     "latency": latency,
     "snapshots": snapshots,

@@ -19,13 +19,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import agents, apps, latency, memory, panel, panel_view, parallel, peer, report, snapshots
+from bench import (
+    agents,
+    approvals,
+    apps,
+    latency,
+    memory,
+    panel,
+    panel_view,
+    parallel,
+    peer,
+    report,
+    snapshots,
+)
 from bench.machine import describe, one_line
 from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "apps")
+SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "approvals", "apps")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0
@@ -146,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             "memory": run_memory,
             # The engine's figures (agents side), then the view's (the panel page in the browser).
             "panel": lambda rig: panel.run(rig, 20 if not args.quick else 6) + panel_view.run(3 if not args.quick else 1),
+            "approvals": lambda rig: approvals.run(10 if not args.quick else 3),
             "apps": lambda rig: apps.run(rig, plan.apps),
         }
         for suite in suites:

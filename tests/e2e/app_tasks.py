@@ -22,8 +22,9 @@ from harness import Tabpilot
 
 @dataclass(frozen=True)
 class Control:
-    """A control as a person names it: its ARIA role and accessible name. A control the page gives no
-    name (select2's combobox) is found as the first nameless one of its role `after` another control."""
+    """A control as a person names it: its ARIA role and accessible name. Where a reader gives it no
+    name (Playwright's aria snapshot, for select2's combobox and Django's search field), it is taken as
+    the first nameless one of its role `after` another control."""
 
     role: str
     name: str
@@ -172,12 +173,28 @@ class CliDriver:
             self.look()
         raise AssertionError(f"{control} kept being replaced")
 
-    def look(self, interactive: bool = True) -> str:
-        text = self.cli("snapshot", "-i") if interactive else self.cli("snapshot")
+    def look(self, main: bool = False) -> str:
+        """`snapshot -i`; on a page just opened, of its main landmark first (`--ref main`): the site's
+        header, menus and footer are what a person skips too. The rest is read when needed."""
+        done = self.tp.run("snapshot", "-i", *(("--ref", "main") if main else ()), *self.session, check=False)
+        self.commands.append("snapshot -i" + (" --ref main" if main else ""))
+        text = done.out if done.code == 0 else done.err
         self.snapshots.append(text)
+        if done.code != 0:
+            return self.look()  # no main landmark: the whole page
         self._seen = text
         self._new_page = False
         return text
+
+    def read(self, pattern: str) -> re.Match[str] | None:
+        """The page's text (`tabpilot text`: no refs, to read a result), of its main landmark first."""
+        for part in (("--ref", "main"), ()):
+            done = self.tp.run("text", *part, *self.session, check=False)
+            self.commands.append(" ".join(("text", *part)))
+            self.snapshots.append(done.out if done.code == 0 else done.err)
+            if done.code == 0 and (found := re.search(pattern, done.out)):
+                return found
+        return None
 
     def find(self, name: str) -> str:
         """The snapshot lines naming `name`: after a click on a page already read, the agent knows what it
@@ -198,10 +215,18 @@ class CliDriver:
             if ref_of(found, control) is not None:
                 text = found
         if text is None:
-            text = self.look()
+            text = self.look(main=self._new_page)
+        searched = False
         while (ref := ref_of(text, control)) is None:
             if time.monotonic() > deadline:
                 raise AssertionError(f'no {control.role} "{control.name}" in the snapshot:\n{text}')
+            if control.name and not searched:
+                # Not in the part read: the agent looks up what it wants by name.
+                searched = True
+                found = self.find(control.name)
+                if ref_of(found, control) is not None:
+                    text = found
+                    continue
             # Not there yet (the app still renders): wait for its name to show before reading again.
             if control.name:
                 self.commands.append(f"wait --text {control.name}")
@@ -238,8 +263,8 @@ class CliDriver:
                 if after:
                     self.cli("wait", "--text", after)
                 deadline = time.monotonic() + LOOK_FOR_S
-                while not (found := re.search(pattern, self.look(interactive=False))):
-                    assert time.monotonic() < deadline, f"{pattern!r} not in:\n{self._seen}"
+                while not (found := self.read(pattern)):
+                    assert time.monotonic() < deadline, f"{pattern!r} not in:\n{self.snapshots[-1]}"
                     time.sleep(0.3)
                 return found.group(0)
         return None

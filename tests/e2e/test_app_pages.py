@@ -132,3 +132,51 @@ def test_disabled_options_and_frames_that_could_not_load_are_marked(
     # a frame that loads is read as before
     tp.run("open", pages.url("apps/states.html?frame=/apps/names.html"))
     assert '--- feed "Updates"' in tp.run("snapshot").out
+
+
+def test_click_listeners_added_after_a_snapshot_are_read(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/late-listeners.html"))
+    snapshot = tp.run("snapshot").out
+    # listeners inside an open shadow root count too
+    tp.run("click", ref_of(snapshot, '[clickable "Work"'))
+    tp.run("click", ref_of(snapshot, '[button "Load more"'))
+    # the rows that came after the first read have listeners of their own
+    later = tp.run("snapshot").out
+    tp.run("click", ref_of(later, '[clickable "Meeting notes"'))
+    tp.run("click", ref_of(later, '[clickable "Welcome"'))
+    assert clicks(tp) == ["chip Work", "open Meeting notes", "open Welcome"]
+
+
+def test_labels_name_the_control_a_person_uses(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/labels.html"))
+    snapshot = tp.run("snapshot").out
+    # select2's way: the <select> the label is for is hidden, the combobox after it takes the label's
+    # name, and the choice it shows (its aria-labelledby) is its value, not a control of its own
+    author = ref_of(snapshot, '[combobox "Author:"')
+    assert f'[combobox "Author:" {author} collapsed value="Octavia Butler"]' in snapshot, snapshot
+    assert snapshot.count("Author:") == 1 and "readonly" not in snapshot, snapshot
+    # a hidden select that nothing stands in for keeps its label as text
+    assert "Shelf: top" in snapshot, snapshot
+    # a label holding an image is named by its alt text, said once
+    search = ref_of(snapshot, '[textbox "Search"')
+    assert '[img "Search"]' not in snapshot, snapshot
+    # label words the control also carries as its aria-label are not said twice
+    assert snapshot.count("Team") == 1, snapshot
+    tp.run("click", author)
+    tp.run("fill", search, "Kindred")
+    assert clicks(tp) == ["author", "search Kindred"]
+
+
+def test_a_listener_around_content_is_no_target_of_its_own(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("apps/delegating.html"))
+    snapshot = tp.run("snapshot").out
+    # a framework's root and rendered Markdown listen for what they hold: they are no targets, and
+    # their headings and prose read as such
+    assert "[clickable" not in snapshot, snapshot
+    for line in ("# Help desk", "## Release notes", "Version 2 is out.", "Welcome back."):
+        assert line in snapshot.splitlines(), snapshot
+    # a button whose image repeats its text is named once
+    settings = ref_of(snapshot, '[button "Settings"')
+    tp.run("click", ref_of(snapshot, '[button "Copy"'))
+    tp.run("click", settings)
+    assert clicks(tp) == ["copy", "settings"]

@@ -59,12 +59,19 @@ def run_tasks(tp: Tabpilot, app: App) -> CliDriver:
         tag = tag_for(task, app, 1)
         read = driver.run_task(task, app, tag)
         task.check(app, tag, read)
+    # every control was found by its role and name, none only by its place beside another
+    assert driver.by_place == [], driver.by_place
     assert tp.run("eval", OFF_LOOPBACK).json == []
     return driver
 
 
 def test_django_admin_log_in_add_with_autocomplete_find_and_edit(tp: Tabpilot, django: App) -> None:
-    run_tasks(tp, django)
+    driver = run_tasks(tp, django)
+    # Once more, as the bench's later runs do: reading click listeners with CDP's `pierce` made this
+    # tab's renderer hang at the log-in's navigation.
+    (log_in,) = [task for task in tasks_of("django") if task.name == "log in"]
+    log_out(django)
+    log_in.check(django, "again", driver.run_task(log_in, django, "again"))
 
 
 def test_streamlit_add_through_a_menu_read_the_total_change_settings(tp: Tabpilot, streamlit: App) -> None:

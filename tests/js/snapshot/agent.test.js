@@ -127,8 +127,14 @@ class FakeElement {
   /** @param {string} sel */
   querySelector(sel) {
     const m = /^:scope > (\w+)$/.exec(sel);
-    if (!m) throw new Error(`fake querySelector: ${sel}`);
-    return this.childNodes.find((c) => c.localName === m[1]) ?? null;
+    if (m) return this.childNodes.find((c) => c.localName === m[1]) ?? null;
+    if (!/^\w+(, \w+)*$/.test(sel)) throw new Error(`fake querySelector: ${sel}`);
+    const tags = sel.split(", ");
+    return this.descendants().find((d) => tags.includes(d.localName)) ?? null;
+  }
+  get previousElementSibling() {
+    const kids = this.parentNode ? this.parentNode.childNodes.filter((c) => c.nodeType === 1) : [];
+    return kids[kids.indexOf(this) - 1] ?? null;
   }
   /** @param {string} sel */
   matches(sel) {

@@ -128,6 +128,22 @@ test("find: case-insensitive, plain lines get their block's ref, long lines are 
   assert.ok(line.length < 320);
 });
 
+test("find: a match after its landmark ended is shown under no landmark or heading of another", () => {
+  // as Django's admin: a sidebar, then the main part, then a popup list at the end of the body
+  const ir = {
+    t: "b",
+    c: [
+      { t: "lm", r: "navigation", n: "Sidebar", i: 0, c: [{ t: "c", r: "link", ref: 1, c: ["Books"] }] },
+      { t: "lm", r: "main", i: 1, c: [{ t: "h", l: 1, i: 2, c: ["Add book"] }, { t: "b", i: 3, c: ["Pick an author."] }] },
+      { t: "b", i: 4, c: [{ t: "c", r: "option", ref: 9, n: "Octavia Butler" }] },
+    ],
+  };
+  const out = findInLayout(layoutSnapshot(ir, {}), "Octavia", {});
+  assert.equal(out.text, '1 match for "Octavia":\n[option "Octavia Butler" @e9]');
+  const inMain = findInLayout(layoutSnapshot(ir, { mode: "interactive" }), "Books", {});
+  assert.equal(inMain.text, '1 match for "Books":\n--- navigation "Sidebar"\n[Books @e1]');
+});
+
 test("find: no match, and a cap on the matches shown", () => {
   const layout = layoutSnapshot(load("json"), {});
   assert.equal(findInLayout(layout, "zebra-unicorn", {}).text, '0 matches for "zebra-unicorn".');

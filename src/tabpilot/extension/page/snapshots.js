@@ -9,6 +9,7 @@ import { AGENT, objectArg } from "../browser/frames.js";
 import { locateRef, resolveTarget } from "./targets.js";
 import { refNumber } from "./refs.js";
 import { spliceFrames, DEFAULT_MAX_TOKENS } from "../snapshot/index.js";
+import { createListeners } from "./listeners.js";
 
 /** Below this many tokens left, a cross-origin frame stays a placeholder line. */
 const MIN_FRAME_BUDGET = 40;
@@ -17,19 +18,10 @@ const MAX_FRAME_DEPTH = 4;
 /** A cross-origin frame that does not answer in this time (a busy script) stays a placeholder line. */
 const FRAME_TIMEOUT_MS = 2000;
 const NOTICE = "[… cut at";
-/** Listener types that make an element something a person clicks. */
-const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend", "dblclick"]);
-/** At most this many newly listened elements are resolved per snapshot (the rest in later ones). */
-const MAX_NEW_LISTENERS = 400;
 /** Closed shadow roots inside closed shadow roots are followed this deep. */
 const MAX_CLOSED_DEPTH = 4;
 /** CDP objects made while preparing a snapshot, released together. */
 const GROUP = "tabpilot-snapshot";
-/** The world listeners are read from (not the agent's). */
-const LISTENER_WORLD = "tabpilot-listeners";
-/** In that world: the document the first time it is asked for, null after. */
-const FIRST_TIME = "(() => { const key = Symbol.for('tabpilot.listened'); if (document[key]) return null; document[key] = true; return document; })()";
-
 /**
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
  * @typedef {{mode?: "full" | "interactive", maxTokens?: number, rootRef?: string | null, viewportOnly?: boolean, urls?: boolean}} SnapshotOptions
@@ -225,8 +217,7 @@ export function createSnapshots({ frames, refs, tabs }) {
   const last = new Map();
   tabs?.onRemoved.addListener((tabId) => last.delete(tabId));
   const ctx = { frames, refs };
-  /** The agent worlds whose documents' listeners were read. @type {Set<string>} */
-  const told = new Set();
+  const listeners = createListeners({ frames });
 
   /**
    * Runs one agent call that may give out refs in `frame`, and books them to that frame.
@@ -238,52 +229,6 @@ export function createSnapshots({ frames, refs, tabs }) {
     if (result && typeof result.nextRef === "number") refs.issued(frame.tabId, frame.frameId, start, result.nextRef);
     if (result?.error) throw agentError(result.error);
     return result;
-  }
-
-  /**
-   * Tells the frame's agent which elements have click listeners (only CDP sees the page's own
-   * listeners): one DOMDebugger call for the whole document, the first time it is snapshotted, and a
-   * resolve for each element.
-   * @param {FrameHandle} frame
-   */
-  async function listen(frame) {
-    // One agent world per document: a world already told needs nothing more.
-    const world = `${frame.tabId}|${frame.sessionId ?? ""}|${frame.frameId}|${await frames.agentWorld(frame)}`;
-    if (told.has(world)) return;
-    told.add(world);
-    if (told.size > 512) told.delete(/** @type {string} */ (told.values().next().value));
-    // Asked from a world of its own: getEventListeners with a depth makes wrappers for the nodes it
-    // visits, and in the agent's world that has been seen to leave two wrappers for one node. Once per
-    // document: after three such calls in a document, its renderer was seen to hang at the next navigation.
-    const { executionContextId } = await frames.send(frame, "Page.createIsolatedWorld", { frameId: frame.frameId, worldName: LISTENER_WORLD });
-    const { result: doc } = await frames.send(frame, "Runtime.evaluate", { expression: FIRST_TIME, contextId: executionContextId });
-    if (!doc?.objectId) return;
-    let listeners = [];
-    try {
-      ({ listeners } = await frames.send(frame, "DOMDebugger.getEventListeners", { objectId: doc.objectId, depth: -1, pierce: true }));
-    } finally {
-      void frames.send(frame, "Runtime.releaseObject", { objectId: doc.objectId }).catch(() => {});
-    }
-    const ids = [...new Set(listeners.filter((l) => CLICK_TYPES.has(l.type) && l.backendNodeId).map((l) => l.backendNodeId))];
-    if (!ids.length) return;
-    const fresh = (await frames.evaluate(frame, `${AGENT}.unheard(${JSON.stringify(ids)})`)).slice(0, MAX_NEW_LISTENERS);
-    if (!fresh.length) return;
-    const contextId = await frames.agentWorld(frame);
-    const objects = await Promise.all(
-      fresh.map((/** @type {number} */ backendNodeId) =>
-        frames
-          .send(frame, "DOM.resolveNode", { backendNodeId, executionContextId: contextId })
-          .then((r) => /** @type {string} */ (r.object.objectId), () => null),
-      ),
-    );
-    try {
-      const agent = await frames.evaluate(frame, AGENT, { returnByValue: false });
-      objects.push(agent.objectId);
-      const args = [fresh, ...objects.slice(0, -1).map((id) => (id ? objectArg(id) : null))];
-      await frames.callOn(frame, agent.objectId, "function (ids, ...nodes) { this.heard(ids, nodes); }", args);
-    } finally {
-      for (const objectId of objects) if (objectId) void frames.send(frame, "Runtime.releaseObject", { objectId }).catch(() => {});
-    }
   }
 
   /**
@@ -321,10 +266,11 @@ export function createSnapshots({ frames, refs, tabs }) {
    * @param {FrameHandle} frame @param {(refStart: number) => string} call
    */
   async function readFrame(frame, call) {
-    await listen(frame).catch(() => {});
+    await listeners.listen(frame).catch(() => {});
     let result = await agentCall(frame, call);
     for (let depth = 0; result.hosts > 0 && depth < MAX_CLOSED_DEPTH; depth++) {
       if (!(await openClosedRoots(frame).catch(() => false))) break;
+      await listeners.listen(frame).catch(() => {});
       result = await agentCall(frame, call);
     }
     return result;

@@ -17,12 +17,12 @@ import { outcomeLine } from "./outcome.js";
  *   A question to the person: one of the agent's actions the extension asks about (approval), or the
  *   agent CLI's own (permission). state: open until answered: allow, deny, timeout, stopped, tab_closed
  * @typedef {UserItem | TextItem | ToolItem | NoticeItem | CardItem} Item
- * @typedef {{lastSeq: number, running: boolean, turnId: string | null, items: Item[], texts: number}} Timeline
+ * @typedef {{lastSeq: number, running: boolean, turnId: string | null, items: Item[]}} Timeline
  */
 
 /** @returns {Timeline} */
 export function emptyTimeline() {
-  return { lastSeq: 0, running: false, turnId: null, items: [], texts: 0 };
+  return { lastSeq: 0, running: false, turnId: null, items: [] };
 }
 
 /** Keys of the input that name what a tool acts on, most telling first. */
@@ -109,7 +109,6 @@ export function applyEvent(t, event) {
       return [];
     case "text": {
       const delta = String(event.delta ?? "");
-      t.texts++;
       const last = t.items.at(-1);
       if (last?.type === "text" && last.turnId === event.turn_id) {
         last.text += delta;

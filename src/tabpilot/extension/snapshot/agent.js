@@ -29,7 +29,8 @@ export function installAgent(version) {
   /**
    * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
    *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
-   *   probed: WeakSet<Element>, pending: Element[]}}
+   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
+   *   watch?: MutationObserver, watched: WeakSet<Node>}}
    */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
   store.listened ??= new WeakSet();
@@ -38,6 +39,9 @@ export function installAgent(version) {
   store.roots ??= new WeakMap();
   store.probed ??= new WeakSet();
   store.pending ??= [];
+  store.closed ??= [];
+  store.added ??= null;
+  store.watched ??= new WeakSet();
   const DEFAULT_MAX_TOKENS = 12000;
 
   /** "@e12", "e12", "12" or 12 → 12; anything else → null. @param {unknown} ref */
@@ -238,8 +242,70 @@ export function installAgent(version) {
   }
 
   /**
-   * Click listeners, as the extension reads them through CDP (the page's own world is out of reach):
-   * which of these backend node ids are new to this document.
+   * What the extension should read click listeners from (through CDP: the page's own world is out of
+   * the agent's reach), else null: the first time, the whole document — with its open shadow roots,
+   * same-origin frame documents and the closed roots adopted —, and after that only the elements
+   * added since (new elements bring their listeners), with the roots inside them. The whole document
+   * again when it was still loading (its listeners may yet come), after more than MAX_ADDED additions,
+   * or when `force`d.
+   * @param {boolean} [force]
+   * @returns {(Node)[] | null}
+   */
+  function listenRoots(force) {
+    const MAX_ADDED = 200;
+    if (!store.watch) {
+      store.watch = new MutationObserver((records) => {
+        const added = store.added;
+        if (added === null) return;
+        for (const r of records) {
+          for (const n of r.addedNodes) {
+            if (n.nodeType !== 1) continue;
+            if (added.length >= MAX_ADDED) {
+              store.added = null;
+              return;
+            }
+            added.push(n);
+          }
+        }
+      });
+      store.watch.observe(document, { childList: true, subtree: true });
+    }
+    const watch = store.watch;
+    const added = force ? null : store.added;
+    store.added = document.readyState === "complete" ? [] : null;
+    /** @type {Node[]} */
+    let roots;
+    if (added === null) roots = [document, ...store.closed];
+    else if (!added.length) return null;
+    // (an element inside another added one is read with it)
+    else roots = added.filter((n) => n.isConnected && !added.some((m) => m !== n && m.contains(n)));
+    /** @param {Element} el */
+    const inner = (el) => {
+      /** @type {Document | ShadowRoot | null} */
+      let root = el.shadowRoot;
+      if (!root && (el.localName === "iframe" || el.localName === "frame")) {
+        try {
+          root = /** @type {HTMLIFrameElement} */ (el).contentDocument;
+        } catch {
+          root = null;
+        }
+      }
+      if (!root) return;
+      roots.push(root);
+      if (!store.watched.has(root)) {
+        store.watched.add(root);
+        watch.observe(root, { childList: true, subtree: true });
+      }
+    };
+    for (let i = 0; i < roots.length && roots.length < 2000; i++) {
+      const r = /** @type {Element | Document | ShadowRoot} */ (roots[i]);
+      if (r.nodeType === 1) inner(/** @type {Element} */ (r));
+      for (const el of r.querySelectorAll("*")) inner(el);
+    }
+    return roots;
+  }
+  /**
+   * Click listeners, as the extension reads them: which of these backend node ids are new to this document.
    * @param {number[]} ids
    */
   function unheard(ids) {
@@ -268,9 +334,11 @@ export function installAgent(version) {
   /** `this` = a host: its closed shadow root, reached through CDP. @this {Element} @param {ShadowRoot} root */
   function adoptRoot(root) {
     store.roots.set(this, root);
+    store.closed.push(root);
+    store.added?.push(root);
   }
 
-  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, unheard, heard, takeHosts, adoptRoot };
+  const agent = { version, store, snapshot, find, resolve, status, locate, parseRef, adopt, listenRoots, unheard, heard, takeHosts, adoptRoot };
   Object.defineProperty(g, KEY, { value: agent, configurable: true, enumerable: false, writable: true });
   return agent;
 }

@@ -26,10 +26,12 @@
 // hosts > 0: the walk met custom elements without an open shadow root. `takeHosts()` gives them; for each
 // whose DOM.describeNode lists a closed shadow root, DOM.resolveNode that root in this world and call the
 // agent's `adoptRoot(root)` on the host; then snapshot again (the walk goes into adopted roots).
-// Before a document's first snapshot, tell the agent about click listeners (the page's world is out of its reach): the
-// backend node ids of DOMDebugger.getEventListeners(document, depth -1) → `unheard(ids)` → the
-// new ones, resolved in this world, → `heard(ids, nodes)`. An element with its own listener is a target;
-// one on the document, its root or body makes links without href targets.
+// Before a snapshot, tell the agent about click listeners (the page's world is out of its reach):
+// `listenRoots()` gives the nodes to read (the whole document the first time, then what was added since;
+// null: nothing new), the backend node ids of DOMDebugger.getEventListeners(node, depth -1) on each, as
+// the page's main world sees it (page/listeners.js) → `unheard(ids)` → the new ones, resolved in this
+// world, → `heard(ids, nodes)`. An element with its own listener is a target; one on the document, its
+// root or body makes links without href targets.
 //
 // Other calls, same world:
 //   findExpression(text, opts)   → {text, matches, nextRef, frames, hosts}: matching lines with refs and context

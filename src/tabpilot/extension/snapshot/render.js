@@ -56,8 +56,9 @@ export function truncationNotice(t) {
 
 /**
  * Lays the IR out as lines. Returns parallel arrays: the text of each line, the element index (`i`)
- * of the block it came from (-1 if none) and its kind (0 text, 1–6 heading level, 7 landmark/context
- * opener, 8 closing marker, 9 code fence, 10 code line, 11 frame placeholder).
+ * of the block it came from (-1 if none), its kind (0 text, 1–6 heading level, 7 landmark/context
+ * opener, 8 closing marker, 9 code fence, 10 code line, 11 frame placeholder) and its owner (the line
+ * of the landmark, dialog or frame it is in, -1 if none).
  * @param {any} ir
  * @param {{mode?: string, urls?: boolean}} opts
  */
@@ -67,6 +68,8 @@ export function layoutSnapshot(ir, opts) {
   /** @type {string[]} */ const lines = [];
   /** @type {number[]} */ const blocks = [];
   /** @type {number[]} */ const kinds = [];
+  /** @type {number[]} */ const owners = [];
+  /** @type {number[]} */ const around = []; // the landmark, dialog and frame lines around the current line
   let buf = "";
   let bufBlock = -1;
   let curBlock = -1;
@@ -92,6 +95,7 @@ export function layoutSnapshot(ir, opts) {
     lines.push(first + text);
     blocks.push(block);
     kinds.push(kind);
+    owners.push(around.length ? around[around.length - 1] : -1);
     first = rest;
   }
   /** Marker lines (landmarks, dialogs, frames) start at the margin and leave a list bullet pending. */
@@ -104,12 +108,14 @@ export function layoutSnapshot(ir, opts) {
         lines.push(c);
         blocks.push(-1);
         kinds.push(8);
+        owners.push(around.length ? around[around.length - 1] : -1);
       }
     }
     if (!text) return;
     lines.push(text);
     blocks.push(block);
     kinds.push(kind);
+    owners.push(around.length ? around[around.length - 1] : -1);
   }
   /**
    * A dialog or frame: another context inside the page, so it is always closed; a landmark that ended
@@ -121,7 +127,9 @@ export function layoutSnapshot(ir, opts) {
     closing = "";
     const block = x.t === "frame" ? -1 : (x.i ?? -1);
     mark(open, block, 7);
+    around.push(lines.length - 1);
     body();
+    around.pop();
     mark(close, block, 8);
     closing = pending;
   }
@@ -132,7 +140,9 @@ export function layoutSnapshot(ir, opts) {
    */
   function landmark(x, body) {
     mark("--- " + x.r + (x.n ? " " + q(x.n) : ""), x.i ?? -1, 7);
+    around.push(lines.length - 1);
     body(x);
+    around.pop();
     closing = "--- /" + x.r;
   }
   function flush() {
@@ -510,10 +520,10 @@ export function layoutSnapshot(ir, opts) {
         break;
       }
       case "h": {
+        // As in full mode: what can be acted on inside a heading is shown in it, not again after it.
         rowFlush();
-        const s = flatKids(x, 0).trim();
+        const s = flatKids(x, 2).trim();
         if (s) line("#".repeat(x.l) + " " + s, x.i ?? -1, x.l);
-        ikids(x);
         break;
       }
       case "lm":
@@ -560,7 +570,7 @@ export function layoutSnapshot(ir, opts) {
     else block(ir);
     flush();
   }
-  return { lines, blocks, kinds };
+  return { lines, blocks, kinds, owners };
 }
 
 /**
@@ -687,52 +697,41 @@ export function finishSnapshot(layout, opts) {
 /**
  * `find`: the lines that contain the query (case-insensitive), each under its landmark and heading,
  * each with a ref (the line's own, or one for its block).
- * @param {{lines: string[], blocks: number[], kinds: number[]}} layout
+ * @param {{lines: string[], blocks: number[], kinds: number[], owners: number[]}} layout
  * @param {string} query
  * @param {{maxMatches?: number, refOf?: (i: number) => number | null}} opts
  */
 export function findInLayout(layout, query, opts) {
-  const { lines, blocks, kinds } = layout;
+  const { lines, blocks, kinds, owners } = layout;
   const refOf = opts.refOf || (() => null);
   const needle = query.replace(/\s+/g, " ").trim().toLowerCase();
   const max = opts.maxMatches && opts.maxMatches > 0 ? opts.maxMatches : 50;
   /** @type {string[]} */
   const out = [];
   let matches = 0;
-  /** @type {number[]} */
-  const open = []; // landmark lines around the current line, innermost last
-  let landmark = -1;
-  let heading = -1;
+  /** The last heading seen in each landmark (by its line; -1: outside any). @type {Map<number, number>} */
+  const headingIn = new Map();
   let shownLandmark = -1;
   let shownHeading = -1;
   const REF = /@e\d+/;
   for (let j = 0; j < lines.length && needle; j++) {
     const k = kinds[j];
-    if (k === 7) {
-      open.push(j);
-      landmark = j;
-      heading = -1;
-    } else if (k === 8) {
-      // "--- /form": back to the landmark around the one that ended
-      const role = lines[j].trim().slice(5);
-      while (open.length) {
-        const top = lines[/** @type {number} */ (open.pop())].trim();
-        if (top === "--- " + role || top.startsWith("--- " + role + " ")) break;
-      }
-      landmark = open.length ? open[open.length - 1] : -1;
-    } else if (k >= 1 && k <= 6) heading = j;
+    const owner = owners[j];
+    if (k >= 1 && k <= 6) headingIn.set(owner, j);
     const text = lines[j].trim();
     const at = text.toLowerCase().indexOf(needle);
     if (at < 0) continue;
     matches++;
     if (matches > max) continue;
-    if (landmark !== shownLandmark && landmark !== j) {
-      out.push(lines[landmark].trim());
+    const landmark = k === 7 ? j : owner;
+    const heading = k === 7 ? -1 : (headingIn.get(owner) ?? -1);
+    if (landmark !== shownLandmark) {
+      if (landmark >= 0 && landmark !== j) out.push(lines[landmark].trim());
       shownLandmark = landmark;
       shownHeading = -1;
     }
-    if (heading !== shownHeading && heading !== j) {
-      out.push(lines[heading].trim());
+    if (heading !== shownHeading) {
+      if (heading >= 0 && heading !== j) out.push(lines[heading].trim());
       shownHeading = heading;
     }
     let shown = text;
@@ -746,8 +745,6 @@ export function findInLayout(layout, query, opts) {
       if (ref != null) shown += " @e" + ref;
     }
     out.push(shown);
-    if (k === 7) shownLandmark = j;
-    if (k >= 1 && k <= 6) shownHeading = j;
   }
   let head = `${matches} match${matches === 1 ? "" : "es"} for ${JSON.stringify(query)}`;
   if (matches > max) head += ` (first ${max} shown; refine the text)`;

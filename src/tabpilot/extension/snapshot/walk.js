@@ -77,8 +77,23 @@ export function walkDocument(root, opts, store) {
   // IR node types that are blocks (whitespace around them does not matter).
   /** @type {Record<string, number>} */
   const BLOCK = { b: 1, h: 1, ul: 1, ol: 1, li: 1, tbl: 1, tr: 1, td: 1, pre: 1, lm: 1, dlg: 1, grp: 1, frame: 1, hr: 1 };
+  // Content that makes an element known only by its click listener a region that delegates (rendered
+  // Markdown's copy buttons, a framework's root) rather than a target.
+  const PROSE = "h1,h2,h3,h4,h5,h6,p,ul,ol,table,pre,blockquote,button,input,select,textarea,a[href]";
+  // IR nodes that make a clickable a container of its content rather than a target.
+  /** @type {Record<string, number>} */
+  const HOLDS = { c: 1, h: 1, ul: 1, ol: 1, tbl: 1, pre: 1, lm: 1, dlg: 1, grp: 1, frame: 1 };
   /** @type {Record<string, number>} */
   const CHECKABLE_ROLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+  // Widgets that stand in for a hidden native control (ones that take no name from their content).
+  /** @type {Record<string, number>} */
+  const STAND_IN = { combobox: 1, listbox: 1, textbox: 1, searchbox: 1, spinbutton: 1, slider: 1 };
+  // Roles whose content is their value (the renderer's VALUE_FROM_CONTENT).
+  /** @type {Record<string, number>} */
+  const VALUE_ROLE = { textbox: 1, searchbox: 1, combobox: 1, spinbutton: 1 };
+  // Elements that show a control's own text (its aria-labelledby points into itself): content, not controls.
+  /** @type {WeakSet<Element>} */
+  const ownText = new WeakSet();
 
   const topDoc = root.ownerDocument;
   // Focus, through shadow roots and same-origin frames.
@@ -150,15 +165,23 @@ export function walkDocument(root, opts, store) {
     const t = /** @type {any} */ (el).innerText;
     return typeof t === "string" ? t : el.textContent || "";
   }
-  /** Text of a label without the text of the controls inside it. @param {Node} n @returns {string} */
+  /**
+   * Text of a label without the text of the controls inside it; an image in it gives its alt text
+   * (`<label for=q><img alt="Search"></label>` names the field "Search").
+   * @param {Node} n @returns {string}
+   */
   function labelText(n) {
     let s = "";
     for (let c = n.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) s += /** @type {Text} */ (c).data;
       else if (c.nodeType === 1) {
-        const tag = /** @type {Element} */ (c).localName;
+        const e = /** @type {Element} */ (c);
+        const tag = e.localName;
         if (tag === "input" || tag === "select" || tag === "textarea" || tag === "button" || tag === "script" || tag === "style") continue;
-        s += labelText(c);
+        if (e.getAttribute("aria-hidden") === "true") continue;
+        if (tag === "img") s += " " + (e.getAttribute("aria-label") || e.getAttribute("alt") || "") + " ";
+        else if (tag === "svg") s += " " + (e.getAttribute("aria-label") || e.querySelector(":scope > title")?.textContent || "") + " ";
+        else s += labelText(c);
       }
     }
     return s;
@@ -178,6 +201,62 @@ export function walkDocument(root, opts, store) {
   }
   /** @param {string} s */
   const short = (s) => (s.length > 300 ? s.slice(0, 300) + `…(+${s.length - 300} chars)` : s);
+  /** @param {Element} el */
+  const roleAttr = (el) => (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+
+  /** A native control a person can neither see nor reach (aria-hidden, or not rendered). @param {Element} el */
+  function hiddenControl(el) {
+    const tag = el.localName;
+    if (tag !== "select" && tag !== "textarea" && !(tag === "input" && /** @type {HTMLInputElement} */ (el).type !== "hidden")) return false;
+    return !!el.closest('[aria-hidden="true"]') || !rendered(el);
+  }
+  /**
+   * The widget a person uses in place of a hidden native control (select2, a styled checkbox): the
+   * widget that holds it, or the one that starts right after it. It takes the control's label.
+   * @param {Element} c
+   */
+  function standInOf(c) {
+    if (!hiddenControl(c)) return null;
+    for (let p = c.parentElement, k = 0; p && k < 3; p = p.parentElement, k++) if (STAND_IN[roleAttr(p)] === 1) return p;
+    let w = c.nextElementSibling;
+    for (let k = 0; w && k < 4; k++, w = w.firstElementChild) {
+      if (STAND_IN[roleAttr(w)] === 1 || (w.hasAttribute("tabindex") && /** @type {HTMLElement} */ (w).tabIndex >= 0)) return w;
+    }
+    return null;
+  }
+  /** The name of the hidden control a widget stands in for, or "". @param {Element} el */
+  function standInName(el) {
+    /** @type {Element | null} */
+    let c = el.querySelector("select, input, textarea");
+    if (!c || standInOf(c) !== el) {
+      c = null;
+      for (let t = /** @type {Element | null} */ (el), k = 0; t && k < 4; t = t.parentElement, k++) {
+        const prev = t.previousElementSibling;
+        if (prev) {
+          if (standInOf(prev) === el) c = prev;
+          break;
+        }
+      }
+    }
+    if (!c) return "";
+    return labelledBy(c) || clean(c.getAttribute("aria-label") || "") || labelsName(c) || clean(c.getAttribute("title") || "");
+  }
+  /**
+   * Does the element's aria-labelledby point only inside itself? A combobox that does (select2) is
+   * labelled by the choice it shows: that text is its value, and the element showing it is no control.
+   * @param {Element} el
+   */
+  function labelledByItself(el) {
+    const ids = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
+    if (!ids.length) return false;
+    const scope = /** @type {any} */ (el.getRootNode());
+    for (const id of ids) {
+      const t = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (!t || t === el || !el.contains(t)) return false;
+    }
+    for (const id of ids) ownText.add(scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id));
+    return true;
+  }
 
   /** @param {Element} el @param {string} tag */
   function implicitRole(el, tag) {
@@ -284,7 +363,10 @@ export function walkDocument(root, opts, store) {
   function actionable(el, tag, role) {
     /** @type {any} */
     const n = { t: "c", r: role, ref: refOf(el) };
-    let name = labelledBy(el) || clean(el.getAttribute("aria-label") || "");
+    const native = tag === "input" || tag === "select" || tag === "textarea";
+    let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? "" : labelledBy(el);
+    name = name || clean(el.getAttribute("aria-label") || "");
+    if (!name && !native && STAND_IN[role] === 1) name = standInName(el);
     let nameIsPlaceholder = false;
     if (tag === "input" || tag === "select" || tag === "textarea") {
       const type = el.type;
@@ -443,6 +525,14 @@ export function walkDocument(root, opts, store) {
     }
     put(out, n);
   }
+  /** Does IR content hold targets or document structure? @param {any[]} c @returns {boolean} */
+  function holdsTargets(c) {
+    for (const x of c) {
+      if (typeof x === "string") continue;
+      if (HOLDS[x.t] === 1 || (x.c && holdsTargets(x.c))) return true;
+    }
+    return false;
+  }
   /** @param {Element} el */
   function index(el) {
     return els.push(el) - 1;
@@ -458,8 +548,13 @@ export function walkDocument(root, opts, store) {
     };
     return count(root);
   }
-  /** Does a clickable hold two or more boxes with content (items of a list or a menu), and not a whole page part? @param {Element} el */
-  function groupOfItems(el) {
+  /**
+   * Does a clickable hold two or more boxes with content (items of a list or a menu), and not a whole
+   * page part? Known by a listener alone, its items must be plain: a listener around headings, prose
+   * or controls delegates for a part of the page (a framework's root, rendered Markdown).
+   * @param {Element} el @param {boolean} plain
+   */
+  function groupOfItems(el, plain) {
     let n = 0;
     const parent = /** @type {any} */ (el).shadowRoot || el;
     if (more(parent, 400)) return false;
@@ -467,6 +562,7 @@ export function walkDocument(root, opts, store) {
       const d = view.getComputedStyle(c).display;
       if (d === "none" || d === "inline" || d === "contents") continue;
       if (!(c.textContent || "").trim() && !c.querySelector("img,svg,input,button,select,textarea")) continue;
+      if (plain && (c.matches(PROSE) || c.querySelector(PROSE))) return false;
       if (++n >= 2) return true;
     }
     return false;
@@ -528,7 +624,7 @@ export function walkDocument(root, opts, store) {
       clip = clip0;
       absCb = absCb0;
       fixedCb = fixedCb0;
-      if (!visibility) return;
+      if (!visibility || skipText) return;
       const t = el.querySelector(":scope > title");
       const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (t ? clean(t.textContent || "") : "");
       if (name) out.push({ t: "img", n: name });
@@ -542,6 +638,7 @@ export function walkDocument(root, opts, store) {
       // DPUB roles (doc-noteref, doc-backlink…) on links do not change what they are.
       else if (role.startsWith("doc-") && tag === "a" && el.hasAttribute("href")) role = "link";
     } else role = implicitRole(el, tag);
+    if (ownText.has(el)) role = "";
 
     // Save the context.
     const vis0 = vis, cursor0 = parentCursor, act0 = actNode, skip0 = skipText, pre0 = pre;
@@ -568,7 +665,7 @@ export function walkDocument(root, opts, store) {
         return;
       }
       if (tag === "img" || role === "img") {
-        if (!vis) return;
+        if (!vis || skipText) return;
         const name = labelledBy(el) || clean(el.getAttribute("aria-label") || /** @type {any} */ (el).alt || el.getAttribute("title") || "");
         if (name) out.push({ t: "img", n: name });
         return;
@@ -600,7 +697,7 @@ export function walkDocument(root, opts, store) {
       }
       let clickable = false;
       let clickableHeading = false;
-      let maybe = false; // a child of a clickable group: a target unless it holds targets of its own
+      let maybe = false; // a listener of its own or an item of a group: a target unless it holds targets of its own
       if (!act && (!actNode || actNode.r === "clickable") && !editable && vis && tag !== "body" && tag !== "html") {
         if (tag === "a" && role === "" && heard && (el.firstChild || el.shadowRoot)) {
           // a link without href whose click handler sits on an ancestor (delegation)
@@ -621,12 +718,14 @@ export function walkDocument(root, opts, store) {
               if (c && rendered(c)) clickable = false;
             }
           }
-          if (clickable && role === "" && groupOfItems(el)) {
+          if (clickable && role === "" && groupOfItems(el, !focusable && !pointer)) {
             // A list, a menu, a set of suggestions: each item is what a person clicks. The group keeps
             // a ref only when it is a target of its own (it takes focus).
             splitSeq = parentSeq;
             clickable = focusable;
-          } else if (clickable && !own && !focusable && !pointer) {
+          } else if (clickable && !focusable && !pointer) {
+            // Only a listener of its own, or an item of a group: a target when it holds no targets of its
+            // own and no document structure; else only their container.
             clickable = false;
             maybe = true;
           }
@@ -637,18 +736,13 @@ export function walkDocument(root, opts, store) {
         }
       }
       if (maybe) {
-        /** @type {any} */
-        const probe = { t: "c", r: "clickable" };
-        actNode = probe;
-        skipText = false;
         const c = /** @type {any[]} */ ([]);
         walkKids(el, c);
         if (!c.length) return;
-        if (probe.k) {
-          // it holds its own targets: it is only their container
-          actNode = act0;
+        if (holdsTargets(c) || (own && !fromSplit && el.querySelector(PROSE))) {
           if (act0) act0.k = 1;
-          pushBlock(out, { t: "b", i: index(el), c });
+          if (inline) out.push(...c);
+          else pushBlock(out, { t: "b", i: index(el), c });
           return;
         }
         const n = actionable(el, tag, "clickable");
@@ -730,7 +824,12 @@ export function walkDocument(root, opts, store) {
       if (tag === "article" || tag === "aside" || tag === "section" || tag === "nav" || tag === "main") sectioning++;
       if (tag === "label") {
         const c = /** @type {any} */ (el).control;
-        if (c && !c.hasAttribute("aria-label") && !c.hasAttribute("aria-labelledby") && rendered(c)) skipText = true;
+        // The label's text is the control's name (a hidden control's names the widget standing in for
+        // it, if there is one), unless the control has another name than the label's words.
+        if (c && (hiddenControl(c) ? standInOf(c) : rendered(c))) {
+          const other = labelledBy(c) || clean(c.getAttribute("aria-label") || "");
+          if (!other || other === clean(labelText(el))) skipText = true;
+        }
       }
       if (!inline && cs.contentVisibility === "hidden") {
         // hidden="until-found" and the like: the box is there, its content is not rendered
