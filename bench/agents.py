@@ -114,7 +114,10 @@ def _mcp_initialize_times(rig: Rig, samples: int) -> list[float]:
 
 
 def run(rig: Rig, samples: int) -> list[Record]:
-    records = [measured(SUITE, "SKILL.md", "tokens", "o200k", [count(SKILL.read_text())]), *_cap_group_sizes()]
+    records = [
+        measured(SUITE, "SKILL.md", "tokens", "o200k", [count(SKILL.read_text())]),
+        *_cap_group_sizes(),
+    ]
     url = rig.fixture_url("bench-form.html", SESSION)
     rig.start_session(SESSION, url)
     try:

@@ -174,7 +174,14 @@ class Tally:
     errors: list[str] = field(default_factory=list)
 
 
-def attempt(task: Task, app: app_servers.App, driver: Any, run_no: int, tally: Tally, shows: Callable[[str, Control], bool]) -> None:
+def attempt(
+    task: Task,
+    app: app_servers.App,
+    driver: Any,
+    run_no: int,
+    tally: Tally,
+    shows: Callable[[str, Control], bool],
+) -> None:
     """One run of a task: carried out, checked in the app's state, and what it read counted."""
     if task.name == "log in":
         app_tasks.log_out(app)
@@ -203,7 +210,10 @@ def attempt(task: Task, app: app_servers.App, driver: Any, run_no: int, tally: T
 
 def records_of(task: Task, ours: Tally, theirs: Tally | None, why_not: str | None) -> list[Record]:
     case = f"{task.app}: {task.name}"
-    note = "; ".join(ours.errors[:1] + ([f"found by place only: {', '.join(sorted(ours.by_place))}"] if ours.by_place else []))
+    note = "; ".join(
+        ours.errors[:1]
+        + ([f"found by place only: {', '.join(sorted(ours.by_place))}"] if ours.by_place else [])
+    )
     records = [
         measured(SUITE, case, "succeeded", "runs", [ours.ok], note=note or None),
         measured(SUITE, case, "commands", "", ours.commands),
@@ -213,7 +223,9 @@ def records_of(task: Task, ours: Tally, theirs: Tally | None, why_not: str | Non
         records.append(measured(SUITE, case, "snapshot_tokens", "tokens", ours.tokens, note=why_not))
         records.append(missing(SUITE, case, "baseline_tokens", "tokens", why_not or "n/a"))
         return records
-    base = measured(SUITE, case, "baseline_tokens", "tokens", theirs.tokens, note="; ".join(theirs.errors[:1]) or None)
+    base = measured(
+        SUITE, case, "baseline_tokens", "tokens", theirs.tokens, note="; ".join(theirs.errors[:1]) or None
+    )
     records += [
         measured(SUITE, case, "snapshot_tokens", "tokens", ours.tokens, baseline=(BASELINE, base.median)),
         base,

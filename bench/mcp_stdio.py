@@ -30,7 +30,11 @@ class McpStdio:
         try:
             self.request(
                 "initialize",
-                {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+                {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "0"},
+                },
             )
             self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         except (OSError, RuntimeError, ValueError):

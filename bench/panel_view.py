@@ -116,17 +116,33 @@ def person_tab(tp: Tabpilot, ui: PageCdp, url: str) -> int:
     with page(tp, ui, PANEL.replace("sidepanel/sidepanel.html", "options/options.html")) as options:
         wait_until(lambda: _loaded_at(options))
         tab = options.evaluate(f"chrome.tabs.create({{url: {json.dumps(url)}}})")
-        wait_until(lambda: options.evaluate(f"chrome.tabs.get({tab['id']}).then(t => t.status)") == "complete")
+        wait_until(
+            lambda: options.evaluate(f"chrome.tabs.get({tab['id']}).then(t => t.status)") == "complete"
+        )
         return int(tab["id"])
 
 
 def send(panel: PageCdp, text: str) -> None:
     """Typed into the composer and sent with Enter, as the person does."""
-    wait_until(lambda: panel.evaluate("!!document.querySelector('#agent option') && !document.querySelector('#input').disabled"), timeout=30)
+    wait_until(
+        lambda: panel.evaluate(
+            "!!document.querySelector('#agent option') && !document.querySelector('#input').disabled"
+        ),
+        timeout=30,
+    )
     panel.evaluate("document.querySelector('#input').focus()")
     panel.call("Input.insertText", {"text": text})
     for kind in ("keyDown", "keyUp"):
-        panel.call("Input.dispatchKeyEvent", {"type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, **({"text": "\r"} if kind == "keyDown" else {})})
+        panel.call(
+            "Input.dispatchKeyEvent",
+            {
+                "type": kind,
+                "key": "Enter",
+                "code": "Enter",
+                "windowsVirtualKeyCode": 13,
+                **({"text": "\r"} if kind == "keyDown" else {}),
+            },
+        )
 
 
 def newest_conversation(tp: Tabpilot) -> str:
@@ -180,7 +196,9 @@ def _loaded_at(page: PageCdp) -> float | None:
 def run(rounds: int, deltas: int = 100) -> list[Record]:
     if not REAL_CLAUDE.exists():
         note = "n/a (the Claude Code CLI is not installed: run scripts/bootstrap)"
-        return [missing(SUITE, "panel: streamed text shown after the agent emitted it", "latency", "ms", note)]
+        return [
+            missing(SUITE, "panel: streamed text shown after the agent emitted it", "latency", "ms", note)
+        ]
     with world(deltas) as (tp, pages, _fake):
         ui = browser(tp)
         try:
@@ -200,8 +218,12 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
             panel.evaluate(OBSERVE)
             since = last_seq(tp, cid) if cid else 0
             send(panel, "stream [[script:stream]]")
-            wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30)
-            wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Send", timeout=120)
+            wait_until(
+                lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30
+            )
+            wait_until(
+                lambda: panel.evaluate("document.querySelector('#send').textContent") == "Send", timeout=120
+            )
             cid = cid or newest_conversation(tp)
             latencies = shown_after_emit(text_events(tp, cid, since), panel.evaluate("__shown"))
             if latencies:
@@ -210,7 +232,9 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
         # A new chat for the backlog: the panel is closed while 1,000 deltas stream in, then reopened.
         panel.evaluate("document.querySelector('#new-chat').click()")
         send(panel, "backlog [[script:backlog]]")
-        wait_until(lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30)
+        wait_until(
+            lambda: panel.evaluate("document.querySelector('#send').textContent") == "Stop", timeout=30
+        )
     backlog_cid = wait_until(lambda: (lambda c: c if c != cid else None)(newest_conversation(tp)), timeout=30)
     wait_until(lambda: len(text_events(tp, backlog_cid)) >= BACKLOG, timeout=120)
     reopen, after_load, blank, sizes = [], [], [], []
@@ -234,8 +258,23 @@ def _measure(tp: Tabpilot, ui: PageCdp, pages: Any, rounds: int) -> list[Record]
     case = "panel: streamed text shown after the agent emitted it"
     return [
         measured(SUITE, base[0], "latency", "ms", echo),
-        measured(SUITE, "panel: first delta of a turn shown after the agent emitted it", "latency", "ms", first, base),
-        measured(SUITE, case, "latency", "ms", every, base, note=f"{len(every)} deltas over {rounds} turns, 20 ms apart"),
+        measured(
+            SUITE,
+            "panel: first delta of a turn shown after the agent emitted it",
+            "latency",
+            "ms",
+            first,
+            base,
+        ),
+        measured(
+            SUITE,
+            case,
+            "latency",
+            "ms",
+            every,
+            base,
+            note=f"{len(every)} deltas over {rounds} turns, 20 ms apart",
+        ),
         measured(SUITE, PAGE_LOAD, "wall_time", "ms", blank),
         measured(
             SUITE,

@@ -157,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             "peer": run_peer,
             "memory": run_memory,
             # The engine's figures (agents side), then the view's (the panel page in the browser).
-            "panel": lambda rig: panel.run(rig, 20 if not args.quick else 6) + panel_view.run(3 if not args.quick else 1),
+            "panel": lambda rig: (
+                panel.run(rig, 20 if not args.quick else 6) + panel_view.run(3 if not args.quick else 1)
+            ),
             "approvals": lambda rig: approvals.run(10 if not args.quick else 3),
             "apps": lambda rig: apps.run(rig, plan.apps),
         }

@@ -470,7 +470,6 @@ class McpServer:
         self.keeper.follow(spec.words, outcome.result)
         return _success_result(spec, outcome)
 
-
     def _run_reporting_progress(self, argv: list[str], params: dict[str, Any]) -> Outcome:
         """Run the verb; while the person is being asked about it, tell a client that gave a
         progress token (so a client that resets its timeout on progress keeps waiting)."""
@@ -483,7 +482,9 @@ class McpServer:
         def tell(payload: dict[str, Any]) -> None:
             nonlocal heard
             heard += 1
-            note = "waiting for the person's answer" if payload.get("waiting") == "approval" else "still running"
+            note = (
+                "waiting for the person's answer" if payload.get("waiting") == "approval" else "still running"
+            )
             self.send(
                 {
                     "method": "notifications/progress",

@@ -18,7 +18,9 @@ async def test_a_closed_tabs_conversation_rebinds_to_another_tab_and_resumes() -
         await rig.event(cid, "turn_end", sent["seq"])
         first_session = rig.meta(cid)["agent_session_id"]
         assert rig.peer.ws is not None
-        await rig.peer.ws.send(json.dumps(protocol.event("chat.tab_closed", {"conversation_id": cid, "tab_id": 7})))
+        await rig.peer.ws.send(
+            json.dumps(protocol.event("chat.tab_closed", {"conversation_id": cid, "tab_id": 7}))
+        )
         for _ in range(100):
             if rig.meta(cid)["tab_id"] is None:
                 break
@@ -27,7 +29,10 @@ async def test_a_closed_tabs_conversation_rebinds_to_another_tab_and_resumes() -
         assert refused["data"]["reason"] == "tab_closed"
         wrong = await rig.fails("chat.start", {"tab_id": 9, "agent": "codex", "conversation_id": cid})
         assert wrong["code"] == "invalid_params"
-        again = await rig.ok("chat.start", {"tab_id": 9, "window_id": 2, "url": "http://y.test/", "agent": "claude", "conversation_id": cid})
+        again = await rig.ok(
+            "chat.start",
+            {"tab_id": 9, "window_id": 2, "url": "http://y.test/", "agent": "claude", "conversation_id": cid},
+        )
         assert again["conversation_id"] == cid
         assert rig.meta(cid)["tab_id"] == 9 and rig.meta(cid)["url"] == "http://y.test/"
         sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say two"})
@@ -51,11 +56,17 @@ async def test_screenshot_attachments_are_checked_and_refused_for_an_agent_that_
             [{"kind": "file", "media_type": "image/png", "data": PNG}],
             [{"kind": "screenshot", "media_type": "image/png", "data": PNG}] * 3,
         ):
-            error = await rig.fails("chat.send", {"conversation_id": cid, "text": "STUB: say x", "attachments": bad})
+            error = await rig.fails(
+                "chat.send", {"conversation_id": cid, "text": "STUB: say x", "attachments": bad}
+            )
             assert error["code"] == "invalid_params", (bad, error)
         assert rig.records(cid) == [], "nothing started"
         sent = await rig.ok(
             "chat.send",
-            {"conversation_id": cid, "text": "STUB: say one", "attachments": [{"kind": "screenshot", "media_type": "image/png", "data": PNG}]},
+            {
+                "conversation_id": cid,
+                "text": "STUB: say one",
+                "attachments": [{"kind": "screenshot", "media_type": "image/png", "data": PNG}],
+            },
         )
         assert (await rig.event(cid, "turn_end", sent["seq"]))["reason"] == "done"

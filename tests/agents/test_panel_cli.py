@@ -17,7 +17,9 @@ TABPILOT = str(Path(sys.executable).with_name("tabpilot"))
 
 def run(home: str, *args: str, path: str = "/nonexistent") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TABPILOT_HOME": home, "PATH": path}
-    return subprocess.run([TABPILOT, "panel", *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [TABPILOT, "panel", *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_agent_list_says_what_is_missing_and_set_makes_it_ready() -> None:
@@ -34,7 +36,11 @@ def test_agent_list_says_what_is_missing_and_set_makes_it_ready() -> None:
     done = run(home, "agent", "set", "claude", "--bin", binary, "--model", "claude-sonnet-4-5", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["state"] == "ready" and result["version"] == "2.1.328 (Claude Code)" and result["bin"] == binary
+    assert (
+        result["state"] == "ready"
+        and result["version"] == "2.1.328 (Claude Code)"
+        and result["bin"] == binary
+    )
     config = Path(home, "panel.json")
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     assert json.loads(config.read_text())["agents"]["claude"] == {"bin": binary, "model": "claude-sonnet-4-5"}
@@ -66,7 +72,11 @@ def test_workspaces_are_added_listed_and_removed_by_id_or_path() -> None:
     home = tempfile.mkdtemp()
     folder = tempfile.mkdtemp(prefix="shop-")
     added = json.loads(run(home, "workspace", "add", folder, "--label", "Shop", "--json").stdout)
-    assert added["path"] == os.path.realpath(folder) and added["label"] == "Shop" and added["id"].startswith("ws-shop-")
+    assert (
+        added["path"] == os.path.realpath(folder)
+        and added["label"] == "Shop"
+        and added["id"].startswith("ws-shop-")
+    )
     again = json.loads(run(home, "workspace", "add", folder, "--json").stdout)
     assert again["id"] == added["id"]
     listed = json.loads(run(home, "workspace", "list", "--json").stdout)["workspaces"]

@@ -23,7 +23,14 @@ def create(title: str, team: str | None, priority: str, urgent: bool) -> str:
     if not title or not team:
         return "A ticket needs a title and a team."
     tickets = load()
-    ticket = {"id": len(tickets) + 1, "title": title, "team": team, "priority": priority, "urgent": urgent, "status": "open"}
+    ticket = {
+        "id": len(tickets) + 1,
+        "title": title,
+        "team": team,
+        "priority": priority,
+        "urgent": urgent,
+        "status": "open",
+    }
     tickets.append(ticket)
     DATA.write_text(json.dumps(tickets, indent=2))
     return f"Created ticket #{ticket['id']} for {team}"
@@ -68,4 +75,6 @@ with gr.Blocks(title="Help desk", analytics_enabled=False) as demo:
             close_button.click(close, number, found)
 
 if __name__ == "__main__":
-    demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), share=False, inbrowser=False, theme=theme)
+    demo.launch(
+        server_name="127.0.0.1", server_port=int(sys.argv[1]), share=False, inbrowser=False, theme=theme
+    )

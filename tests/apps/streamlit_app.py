@@ -46,7 +46,11 @@ if page == "Expenses":
         st.markdown(f"- **{expense['description']}**: {expense['amount']:.2f} ({expense['category']})")
 else:
     st.title("Settings")
-    currency = st.selectbox("Currency", ["EUR", "USD", "GBP", "CHF"], index=["EUR", "USD", "GBP", "CHF"].index(state["settings"]["currency"]))
+    currency = st.selectbox(
+        "Currency",
+        ["EUR", "USD", "GBP", "CHF"],
+        index=["EUR", "USD", "GBP", "CHF"].index(state["settings"]["currency"]),
+    )
     alerts = st.checkbox("Monthly budget alerts", value=state["settings"]["alerts"])
     if st.button("Save settings"):
         state["settings"] = {"currency": currency, "alerts": alerts}

@@ -95,14 +95,20 @@ def _wait_ready(app: App, path: str, timeout: float) -> None:
             pass
         if time.monotonic() > deadline:
             app.stop()
-            raise RuntimeError(f"{app.name} did not answer within {timeout} s:\n{app.log.read_text()[-3000:]}")
+            raise RuntimeError(
+                f"{app.name} did not answer within {timeout} s:\n{app.log.read_text()[-3000:]}"
+            )
         time.sleep(0.2)
 
 
-def _spawn(name: str, argv: list[str], cwd: Path, folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], Path]:
+def _spawn(
+    name: str, argv: list[str], cwd: Path, folder: Path, env: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], Path]:
     log = folder / f"{name}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
     return process, log
 
 
@@ -118,9 +124,17 @@ def start_django(folder: Path) -> App:
         PYTHONDONTWRITEBYTECODE="1",
     )
     for command in (["migrate", "--noinput"], ["createsuperuser", "--noinput"]):
-        subprocess.run([PYTHON, "manage.py", *command], cwd=site, env=env, check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [PYTHON, "manage.py", *command], cwd=site, env=env, check=True, capture_output=True, timeout=120
+        )
     port = free_port()
-    process, log = _spawn("django", [PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--nothreading"], site, folder, env)
+    process, log = _spawn(
+        "django",
+        [PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--nothreading"],
+        site,
+        folder,
+        env,
+    )
     app = App("django", f"http://127.0.0.1:{port}/admin/", db, process, log)
     _wait_ready(app, "/login/", 60)
     return app
@@ -147,7 +161,9 @@ def start_gradio(folder: Path) -> App:
     data = folder / "tickets.json"
     port = free_port()
     # Gradio's uploads and caches stay in the app's folder, which goes when it stops.
-    env = _env(TP_APP_DATA=str(data), GRADIO_TEMP_DIR=str(folder / "gradio"), MPLCONFIGDIR=str(folder / "mpl"))
+    env = _env(
+        TP_APP_DATA=str(data), GRADIO_TEMP_DIR=str(folder / "gradio"), MPLCONFIGDIR=str(folder / "mpl")
+    )
     process, log = _spawn("gradio", [PYTHON, str(APPS / "gradio_app.py"), str(port)], folder, folder, env)
     app = App("gradio", f"http://127.0.0.1:{port}/", data, process, log)
     _wait_ready(app, "/", 90)

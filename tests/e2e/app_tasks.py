@@ -102,7 +102,19 @@ ROLE_NAME = re.compile(r'^([a-z]+) ("(?:[^"\\]|\\.)*")$')
 ALIASES = {"textbox": {"textbox", "password", "searchbox"}, "searchbox": {"searchbox", "textbox"}}
 LOOK_FOR_S = 10.0
 # A bracket holding only one of these is a control without a name, not a link.
-ALL_ROLES = {"button", "combobox", "listbox", "checkbox", "radio", "option", "textbox", "spinbutton", "tab", "switch", "slider"}
+ALL_ROLES = {
+    "button",
+    "combobox",
+    "listbox",
+    "checkbox",
+    "radio",
+    "option",
+    "textbox",
+    "spinbutton",
+    "tab",
+    "switch",
+    "slider",
+}
 
 
 def refs_in(snapshot: str) -> list[tuple[str, str, str]]:
@@ -169,7 +181,9 @@ class CliDriver:
             if done.code == 0:
                 return
             if done.code != 1 or json.loads(done.out)["error"].get("reason") != "ref_stale":
-                raise AssertionError(f"tabpilot {verb} {ref} {' '.join(args)} exited {done.code}:\n{done.out}{done.err}")
+                raise AssertionError(
+                    f"tabpilot {verb} {ref} {' '.join(args)} exited {done.code}:\n{done.out}{done.err}"
+                )
             self.look()
         raise AssertionError(f"{control} kept being replaced")
 

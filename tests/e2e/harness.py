@@ -82,9 +82,13 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
         elif url.path == "/whoami":
-            jar = dict(p.strip().split("=", 1) for p in (self.headers.get("Cookie") or "").split(";") if "=" in p)
+            jar = dict(
+                p.strip().split("=", 1) for p in (self.headers.get("Cookie") or "").split(";") if "=" in p
+            )
             who = jar.get("sid", "").removesuffix("-token")
-            self._html(200, f"<title>Who</title><h1 id='who'>{'Signed in as ' + who if who else 'Signed out'}</h1>")
+            self._html(
+                200, f"<title>Who</title><h1 id='who'>{'Signed in as ' + who if who else 'Signed out'}</h1>"
+            )
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._html(code, f"<title>Status {code}</title><h1>{code}</h1>")

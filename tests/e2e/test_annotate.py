@@ -18,7 +18,11 @@ def test_snapshot_diff_shows_only_what_changed(tp: Tabpilot, pages: PageServer) 
     tp.run("open", pages.url("agentkit/changes.html"), *s)
     first = tp.run("snapshot", "--diff", *s).out
     assert first.startswith("(no earlier snapshot of this tab"), first
-    tp.run("eval", "document.querySelector('#save').click(); document.querySelector('#list').innerHTML += '<li>second order</li>'", *s)
+    tp.run(
+        "eval",
+        "document.querySelector('#save').click(); document.querySelector('#list').innerHTML += '<li>second order</li>'",
+        *s,
+    )
     diff = tp.run("snapshot", "--diff", *s).out
     lines = diff.splitlines()
     assert "- Nothing saved yet" in lines and "+ Saved 3 orders" in lines, diff
@@ -31,7 +35,9 @@ def test_snapshot_diff_shows_only_what_changed(tp: Tabpilot, pages: PageServer) 
     tp.run("session", "stop", "diffs")
 
 
-def test_screenshot_annotate_labels_match_the_snapshots_refs(tp: Tabpilot, pages: PageServer, tmp_path: Path) -> None:
+def test_screenshot_annotate_labels_match_the_snapshots_refs(
+    tp: Tabpilot, pages: PageServer, tmp_path: Path
+) -> None:
     tp.run("open", pages.url("agentkit/changes.html"))
     snapshot = tp.run("snapshot", "-i", "--viewport").out
     expected = [(f"@{ref}", label) for label, ref in re.findall(r"\[([^\[\]]*?) @(e\d+)\b", snapshot)]

@@ -242,7 +242,9 @@ def test_the_table_covers_every_verb() -> None:
     assert used == set(VERB_FAMILIES), sorted(set(VERB_FAMILIES) - used)
 
 
-@pytest.mark.parametrize(("argv", "code"), PARSING, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+@pytest.mark.parametrize(
+    ("argv", "code"), PARSING, ids=lambda v: " ".join(v) if isinstance(v, list) else None
+)
 def test_bad_arguments(tp: Tabpilot, argv: list[str], code: int) -> None:
     check(tp, argv, code)
 
@@ -253,7 +255,9 @@ def on_a_page(tp: Tabpilot, pages: PageServer) -> None:
     assert tp.run("snapshot").code == 0
 
 
-@pytest.mark.parametrize(("argv", "code"), REFUSED, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+@pytest.mark.parametrize(
+    ("argv", "code"), REFUSED, ids=lambda v: " ".join(v) if isinstance(v, list) else None
+)
 def test_refusals(tp: Tabpilot, on_a_page: None, argv: list[str], code: int) -> None:
     check(tp, argv, code)
 

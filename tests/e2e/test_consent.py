@@ -350,7 +350,10 @@ def test_a_tab_with_a_blocked_frame_has_a_way_out_and_only_that(
     # The way out is no way in: a redirect to the blocked site is stopped, with the no-way-in hint.
     sneaky = tp.run("open", pages.url(f"redirect?to={other_site.url('second.html')}"), "--json", check=False)
     assert error_of(sneaky)["code"] == "blocked_site" and "another way in" in error_of(sneaky)["hint"]
-    assert error_of(tp.run("open", other_site.url("index.html"), "--json", check=False))["code"] == "blocked_site"
+    assert (
+        error_of(tp.run("open", other_site.url("index.html"), "--json", check=False))["code"]
+        == "blocked_site"
+    )
     # Back to the page before: allowed, so it works, and the tab is the agent's again.
     went = tp.run("back", "--json").json
     assert went["url"] == pages.url("second.html")

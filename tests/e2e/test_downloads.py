@@ -15,12 +15,16 @@ from test_person import in_service_worker
 REPORT = b"id,name\n1,ada\n"
 
 
-def test_clicked_downloads_land_in_the_sessions_folder_and_are_reported(tp: Tabpilot, pages: PageServer) -> None:
+def test_clicked_downloads_land_in_the_sessions_folder_and_are_reported(
+    tp: Tabpilot, pages: PageServer
+) -> None:
     folder = Path(tp.home, "downloads", "default")
     tp.run("open", pages.url("agentkit/downloads.html"))
     line = tp.run("click", "#attachment").out.strip()
     first = folder / "report.csv"
-    assert line == f'clicked link "Get the report" → downloaded report.csv ({len(REPORT)} bytes) to {first}', line
+    assert (
+        line == f'clicked link "Get the report" → downloaded report.csv ({len(REPORT)} bytes) to {first}'
+    ), line
     assert first.read_bytes() == REPORT
     # The same name again: a second file, the first one untouched.
     again = tp.run("click", "#attachment", "--json").json["download"]
@@ -29,10 +33,18 @@ def test_clicked_downloads_land_in_the_sessions_folder_and_are_reported(tp: Tabp
     assert first.read_bytes() == REPORT
     saved = tp.run("click", "#saved", "--json").json
     assert saved["download"]["name"] == "notes.txt", saved
-    assert (folder / "notes.txt").read_text() == (Path(__file__).parents[1] / "pages/agentkit/notes.txt").read_text()
+    assert (folder / "notes.txt").read_text() == (
+        Path(__file__).parents[1] / "pages/agentkit/notes.txt"
+    ).read_text()
     waited = tp.run("downloads", "wait", "--json").json["download"]
-    assert waited["path"] == str(folder / "notes.txt") and waited["bytes"] == (folder / "notes.txt").stat().st_size
-    assert tp.run("downloads", "wait").out.strip() == f"downloaded notes.txt ({waited['bytes']} bytes) to {folder / 'notes.txt'}"
+    assert (
+        waited["path"] == str(folder / "notes.txt")
+        and waited["bytes"] == (folder / "notes.txt").stat().st_size
+    )
+    assert (
+        tp.run("downloads", "wait").out.strip()
+        == f"downloaded notes.txt ({waited['bytes']} bytes) to {folder / 'notes.txt'}"
+    )
     listed = tp.run("downloads", "--json").json["downloads"]
     assert [Path(d["path"]).name for d in listed] == ["report.csv", Path(again["path"]).name, "notes.txt"]
     assert len(tp.run("downloads").out.strip().splitlines()) == 3
@@ -46,13 +58,17 @@ def test_open_of_an_attachment_reports_the_download_in_another_sessions_folder(
     path = Path(tp.home, "downloads", "files", "plan.txt")
     assert opened.out.strip().endswith(f"downloaded plan.txt (6 bytes) to {path}"), opened.out
     assert path.read_bytes() == b"step 1"
-    assert [d["name"] for d in tp.run("downloads", "--json", "--session", "files").json["downloads"]] == ["plan.txt"]
+    assert [d["name"] for d in tp.run("downloads", "--json", "--session", "files").json["downloads"]] == [
+        "plan.txt"
+    ]
     tp.run("session", "stop", "files")
 
 
 def block(tp: Tabpilot, *patterns: str) -> None:
     """The person's blocked sites, as the options page stores them."""
-    in_service_worker(tp, f"chrome.storage.local.set({{tp_blocked_sites: {json.dumps(list(patterns))}}}).then(() => 1)")
+    in_service_worker(
+        tp, f"chrome.storage.local.set({{tp_blocked_sites: {json.dumps(list(patterns))}}}).then(() => 1)"
+    )
 
 
 @pytest.fixture()

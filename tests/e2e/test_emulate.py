@@ -66,7 +66,9 @@ def test_the_page_sees_what_is_emulated_and_reset_restores_it(tp: Tabpilot, page
 
 
 def test_a_returned_borrowed_tab_has_no_emulation_left(
-    tp: Tabpilot, pages: PageServer, browser_ui: Person  # noqa: F811
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
 ) -> None:
     url = pages.url("agentkit/mobile.html?borrowed=1")
     [theirs] = persons_window(browser_ui, [url], active=0)

@@ -77,7 +77,15 @@ def test_a_fresh_clone_bootstraps_and_its_wheel_works_alone() -> None:
     assert steps[-1].startswith("bootstrap: done")
 
     build = subprocess.run(
-        [str(clone / ".venv/bin/python"), "-m", "build", "--wheel", "--outdir", str(work / "dist"), str(clone)],
+        [
+            str(clone / ".venv/bin/python"),
+            "-m",
+            "build",
+            "--wheel",
+            "--outdir",
+            str(work / "dist"),
+            str(clone),
+        ],
         env=env,
         capture_output=True,
         text=True,

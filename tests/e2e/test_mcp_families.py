@@ -14,16 +14,26 @@ from harness import TABPILOT, PageServer, Tabpilot, wait_until
 class Mcp:
     def __init__(self, tp: Tabpilot) -> None:
         self.proc = subprocess.Popen(
-            [TABPILOT, "mcp", "--caps", "all"], env=tp.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [TABPILOT, "mcp", "--caps", "all"],
+            env=tp.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         self.n = 0
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}}
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "e2e", "version": "0"},
+        }
         self.request("initialize", hello)
 
     def request(self, method: str, params: dict[str, Any]) -> Any:
         self.n += 1
         assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
+        self.proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n"
+        )
         self.proc.stdin.flush()
         while True:
             reply = json.loads(self.proc.stdout.readline())
@@ -52,7 +62,9 @@ def test_one_verb_of_each_family_through_mcp(tp: Tabpilot, pages: PageServer, tm
         mcp.call("open", url=pages.url("agentkit/network.html"))
         mcp.call("click", target="#load")
         # The page's fetch answers a moment after the click.
-        fetched = wait_until(lambda: [e for e in mcp.call("network_requests", type="fetch")["entries"] if e["status"]])
+        fetched = wait_until(
+            lambda: [e for e in mcp.call("network_requests", type="fetch")["entries"] if e["status"]]
+        )
         assert fetched[-1]["status"] == 200 and fetched[-1]["url"].endswith("items.json?page=1")
         jar = {c["name"]: c for c in mcp.call("cookies")["cookies"]}
         assert jar["sid"]["value"].startswith("(hidden") and jar["sid"]["http_only"]

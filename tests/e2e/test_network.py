@@ -21,7 +21,11 @@ def test_requests_list_the_pages_fetch_with_status_type_and_hidden_credentials(
     tp.run("click", "#load")
     assert wait_until(lambda: page_text(tp) == "200: from the server")
     listed = tp.run("network", "requests", "--type", "fetch").out.strip().splitlines()
-    assert len(listed) == 1 and " GET 200 fetch " in listed[0] and listed[0].endswith("/agentkit/items.json?page=1"), listed
+    assert (
+        len(listed) == 1
+        and " GET 200 fetch " in listed[0]
+        and listed[0].endswith("/agentkit/items.json?page=1")
+    ), listed
     seq = listed[0].split()[0].lstrip("#")
     documents = tp.run("network", "requests", "--type", "document", "--json").json["entries"]
     assert [e["url"] for e in documents] == [pages.url("agentkit/network.html")]
@@ -45,7 +49,9 @@ def test_route_mocks_and_aborts_the_pages_fetch_and_unroute_lets_it_through(
     tp.run("open", pages.url("agentkit/network.html"))
     served = len(pages.requests)
     mocked = '{"items": ["mocked one", "mocked two"]}'
-    routed = tp.run("network", "route", "*/items.json*", "--body", mocked, "--content-type", "application/json")
+    routed = tp.run(
+        "network", "route", "*/items.json*", "--body", mocked, "--content-type", "application/json"
+    )
     assert routed.out.startswith("routed */items.json* → 200 with "), routed.out
     tp.run("click", "#load")
     assert wait_until(lambda: page_text(tp) == "200: mocked one, mocked two")

@@ -33,7 +33,10 @@ def refused(tp: Tabpilot, *argv: str) -> dict:
 
 
 def test_a_blocked_sites_tab_takes_none_of_the_new_verbs(
-    tp: Tabpilot, other_site: PageServer, pages: PageServer, unblocked: None  # noqa: F811
+    tp: Tabpilot,
+    other_site: PageServer,
+    pages: PageServer,
+    unblocked: None,  # noqa: F811
 ) -> None:
     tp.run("open", other_site.url("agentkit/network.html"))
     block(tp, f"localhost:{other_site.server.server_address[1]}")
@@ -44,14 +47,19 @@ def test_a_blocked_sites_tab_takes_none_of_the_new_verbs(
     tp.run("open", pages.url("agentkit/network.html"))
     tp.run("network", "route", "*/items.json*", "--body", '{"items": ["faked"]}')
     blocked_api = other_site.url("agentkit/items.json")
-    tp.run("eval", f"fetch({json.dumps(blocked_api)}).then(r => r.text()).then(t => window.got = t, e => window.got = 'failed')")
+    tp.run(
+        "eval",
+        f"fetch({json.dumps(blocked_api)}).then(r => r.text()).then(t => window.got = t, e => window.got = 'failed')",
+    )
     assert wait_until(lambda: json.loads(tp.run("eval", "window.got || null").out)) == "failed"
     assert not any("items.json" in r for r in other_site.requests)
     tp.run("network", "unroute")
 
 
 def test_a_persons_tab_is_out_of_scope_for_the_new_verbs(
-    tp: Tabpilot, pages: PageServer, browser_ui: Person  # noqa: F811
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
 ) -> None:
     tp.run("open", pages.url("index.html"))
     [theirs] = persons_window(browser_ui, [pages.url("second.html?scope=new-verbs")], active=0)

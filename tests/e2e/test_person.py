@@ -90,7 +90,9 @@ class Person:
             kind, selector = IN_PROMPT[action or css_class]
             if css_class == "note":
                 # the panel has settled (sized and armed) before the field is where it stays
-                wait_until(lambda: self.in_prompt(kind, IN_PROMPT["help-done"][1]), timeout=timeout, interval=0.05)
+                wait_until(
+                    lambda: self.in_prompt(kind, IN_PROMPT["help-done"][1]), timeout=timeout, interval=0.05
+                )
             place = wait_until(lambda: self.in_prompt(kind, selector), timeout=timeout, interval=0.05)
             return place[0], place[1]
         node = wait_until(lambda: self.overlay_node(css_class, action), timeout=timeout, interval=0.05)
@@ -196,7 +198,11 @@ FLOOR = (0, 128, 255)
 def prompt_targets(port: int, kind: str) -> list[dict[str, Any]]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
         targets = json.load(response)
-    return [t for t in targets if t.get("url", "").startswith(f"{PROMPT}?{kind}#") and t.get("webSocketDebuggerUrl")]
+    return [
+        t
+        for t in targets
+        if t.get("url", "").startswith(f"{PROMPT}?{kind}#") and t.get("webSocketDebuggerUrl")
+    ]
 
 
 def page_target(tp: Tabpilot, url: str) -> dict[str, Any]:

@@ -41,7 +41,9 @@ SCRIPTS = {
     "quick": [Say(["Quick ", "answer."])],
     "again": [Say(["second ", "turn"])],
     # What a page could make an agent repeat: markup and a script link.
-    "hostile": [Say(['<img src=x onerror="window.__pwned = 1">', " [win](javascript:window.__pwned=2)", " **bold**"])],
+    "hostile": [
+        Say(['<img src=x onerror="window.__pwned = 1">', " [win](javascript:window.__pwned=2)", " **bold**"])
+    ],
 }
 
 
@@ -101,11 +103,16 @@ def say(panel: Person, text: str) -> None:
         "Input.dispatchKeyEvent",
         {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
     )
-    panel.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13})
+    panel.send(
+        "Input.dispatchKeyEvent",
+        {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+    )
 
 
 def agent_text(panel: Person) -> str:
-    return str(panel.eval("[...document.querySelectorAll('.bubble.agent')].map(e => e.textContent).join(' ')"))
+    return str(
+        panel.eval("[...document.querySelectorAll('.bubble.agent')].map(e => e.textContent).join(' ')")
+    )
 
 
 def words(text: str) -> list[str]:
@@ -187,9 +194,14 @@ def test_a_turn_streams_into_the_panel_with_a_real_click_on_the_bound_tab(
         seqs = [e["seq"] for e in events_of(tp, cid)]
         assert seqs == list(range(1, len(seqs) + 1))
         shot = tmp_path / "sidepanel.png"
-        panel.send("Emulation.setDeviceMetricsOverride", {"width": 380, "height": 560, "deviceScaleFactor": 1, "mobile": False})
+        panel.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 380, "height": 560, "deviceScaleFactor": 1, "mobile": False},
+        )
         time.sleep(0.3)
-        shot.write_bytes(__import__("base64").b64decode(panel.send("Page.captureScreenshot", {"format": "png"})["data"]))
+        shot.write_bytes(
+            __import__("base64").b64decode(panel.send("Page.captureScreenshot", {"format": "png"})["data"])
+        )
         if os.environ.get("TABPILOT_DOCS_SCREENSHOT"):
             shutil.copy(shot, REPO / "docs" / "sidepanel.png")
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
@@ -205,14 +217,21 @@ def test_attached_page_selection_and_screenshot_reach_the_model_fenced_as_untrus
     with popped_out(tp, tab) as panel:
         for kind in ("page", "selection", "screenshot"):
             click_on(panel, f"[data-attach='{kind}']")
-        assert panel.eval("[...document.querySelectorAll('[data-attach]')].map(b => b.getAttribute('aria-pressed'))") == ["true"] * 3
+        assert (
+            panel.eval(
+                "[...document.querySelectorAll('[data-attach]')].map(b => b.getAttribute('aria-pressed'))"
+            )
+            == ["true"] * 3
+        )
         asked = len(model.main_requests())
         say(panel, "What is on this page? [[script:quick]]")
         wait_until(lambda: agent_text(panel) == "Quick answer." and not running(panel), timeout=60)
         assert user_bubbles(panel) == ["What is on this page? [[script:quick]]"]
         chips = panel.eval("[...document.querySelectorAll('.bubble.user .chip')].map(e => e.textContent)")
         assert chips == ["Page: Panel shop", "Selection"], chips
-        assert panel.eval("[...document.querySelectorAll('[data-attach]')].every(b => b.getAttribute('aria-pressed') === 'false')")
+        assert panel.eval(
+            "[...document.querySelectorAll('[data-attach]')].every(b => b.getAttribute('aria-pressed') === 'false')"
+        )
     sent = next(
         m["content"]
         for r in model.main_requests()[asked:]
@@ -220,7 +239,9 @@ def test_attached_page_selection_and_screenshot_reach_the_model_fenced_as_untrus
         if m["role"] == "user" and "What is on this page?" in json.dumps(m["content"])
     )
     assert isinstance(sent, list), sent
-    message = next(b["text"] for b in sent if b.get("type") == "text" and "What is on this page?" in b["text"])
+    message = next(
+        b["text"] for b in sent if b.get("type") == "text" and "What is on this page?" in b["text"]
+    )
     assert "untrusted data from a web page" in message
     page_block = message[message.index("<<<untrusted page ") :]
     marker = page_block.split(" ", 3)[2]
@@ -322,7 +343,10 @@ def test_the_composer_shift_enter_breaks_the_line_queues_during_a_turn_and_shows
 ) -> None:
     tab = open_tab(browser_ui, pages.url("panel-signin.html") + "?composer")
     with popped_out(tp, tab) as panel:
-        panel.send("Emulation.setDeviceMetricsOverride", {"width": 320, "height": 330, "deviceScaleFactor": 1, "mobile": False})
+        panel.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 320, "height": 330, "deviceScaleFactor": 1, "mobile": False},
+        )
         wait_until(lambda: panel.eval("!document.querySelector('#input').disabled"), timeout=20)
         click_on(panel, "#input")
         panel.send("Input.insertText", {"text": "line one"})
@@ -338,18 +362,27 @@ def test_the_composer_shift_enter_breaks_the_line_queues_during_a_turn_and_shows
         wait_until(lambda: panel.eval("document.querySelector('#queued').textContent").startswith("1 queued"))
         assert len(user_bubbles(panel)) == 1
         # The person scrolls up to read: the view stays there and offers Latest.
-        wait_until(lambda: panel.eval("(t => t.scrollHeight > t.clientHeight + 60)(document.querySelector('#timeline'))"), timeout=30)
+        wait_until(
+            lambda: panel.eval(
+                "(t => t.scrollHeight > t.clientHeight + 60)(document.querySelector('#timeline'))"
+            ),
+            timeout=30,
+        )
         panel.eval("document.querySelector('#timeline').scrollTop = 0")
         wait_until(lambda: panel.eval("!document.querySelector('#latest').hidden"))
         click_on(panel, "#latest")
-        assert panel.eval("(t => t.scrollHeight - t.scrollTop - t.clientHeight < 48)(document.querySelector('#timeline'))")
+        assert panel.eval(
+            "(t => t.scrollHeight - t.scrollTop - t.clientHeight < 48)(document.querySelector('#timeline'))"
+        )
         wait_until(lambda: len(user_bubbles(panel)) == 2, timeout=60)
         assert user_bubbles(panel)[1] == "and then [[script:quick]]"
         wait_until(lambda: agent_text(panel).endswith("Quick answer.") and not running(panel), timeout=60)
         assert panel.eval("document.querySelector('#queued').hidden")
     cid = conversation_of(tp, tab)["conversation_id"]
     kinds = [e["kind"] for e in events_of(tp, cid) if e["kind"] in ("user", "turn_end")]
-    assert kinds == ["user", "turn_end", "user", "turn_end"], "the queued message waited for the first turn's end"
+    assert kinds == ["user", "turn_end", "user", "turn_end"], (
+        "the queued message waited for the first turn's end"
+    )
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 
@@ -363,7 +396,9 @@ def test_stop_ends_the_turn_within_a_second_and_keeps_the_partial_text(
         wait_until(lambda: len(words(agent_text(panel))) >= 5, timeout=30)
         began = time.monotonic()
         click_on(panel, "#send")
-        wait_until(lambda: panel.eval("!!document.querySelector('.notice.stopped')"), timeout=5, interval=0.02)
+        wait_until(
+            lambda: panel.eval("!!document.querySelector('.notice.stopped')"), timeout=5, interval=0.02
+        )
         took = time.monotonic() - began
         assert took <= 1.0, took
         assert panel.eval("document.querySelector('.notice.stopped').textContent") == "Stopped"
@@ -399,7 +434,10 @@ def test_closing_the_bound_tab_stops_its_run_and_history_resumes_the_same_claude
         click_on(panel, "#history-button")
         row = f"#history-list button[data-conversation='{cid}']"
         wait_until(lambda: panel.eval(f"!!document.querySelector({json.dumps(row)})"))
-        assert panel.eval(f"document.querySelector({json.dumps(row)} + ' .title').textContent") == "Remember this [[script:slow]]"
+        assert (
+            panel.eval(f"document.querySelector({json.dumps(row)} + ' .title').textContent")
+            == "Remember this [[script:slow]]"
+        )
         first = panel.eval("document.querySelector('#history-list button').dataset.conversation")
         assert first == cid, "newest first"
         click_on(panel, row)
@@ -448,7 +486,9 @@ def test_a_web_page_and_a_content_script_cannot_make_the_worker_start_a_turn(
     tab = open_tab(browser_ui, url)
     before = len(conversations(tp))
     with person_at(tp, url) as page:
-        assert page.eval("typeof chrome === 'undefined' || chrome.runtime === undefined || chrome.runtime.connect === undefined")
+        assert page.eval(
+            "typeof chrome === 'undefined' || chrome.runtime === undefined || chrome.runtime.connect === undefined"
+        )
         # The content script's world (ours, in every page): it can open a port, but not this one.
         page.n += 1
         page.ws.send(json.dumps({"id": page.n, "method": "Runtime.enable"}))
@@ -459,7 +499,11 @@ def test_a_web_page_and_a_content_script_cannot_make_the_worker_start_a_turn(
                 contexts.append(message["params"]["context"])
             if message.get("id") == page.n:
                 break
-        world = next(c for c in contexts if c.get("auxData", {}).get("type") == "isolated" and c.get("name") == "tabpilot")
+        world = next(
+            c
+            for c in contexts
+            if c.get("auxData", {}).get("type") == "isolated" and c.get("name") == "tabpilot"
+        )
         reply = page.send(
             "Runtime.evaluate",
             {
@@ -497,7 +541,9 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
         window_id = chrome(popup, "chrome.windows.getCurrent()")["id"]
         activate(browser_ui, a)
         click_on(popup, "#open-panel")
-        target = wait_until(lambda: next((t for t in tp.devtools().targets() if t["url"] == PANEL), None), timeout=10)
+        target = wait_until(
+            lambda: next((t for t in tp.devtools().targets() if t["url"] == PANEL), None), timeout=10
+        )
         assert target["type"] == "page"
         try:
             with person_at(tp, PANEL) as panel:

@@ -28,7 +28,9 @@ def test_cookies_of_the_site_are_listed_set_and_cleared(tp: Tabpilot, pages: Pag
     assert "theme=dark 127.0.0.1 /" in listed, listed
     sid = next(line for line in listed if line.startswith("sid="))
     assert "ada-token" not in sid and "HttpOnly" in sid and "(hidden" in sid
-    assert tp.run("cookies", "get", "sid", "--show-secrets", "--json").json["cookies"][0]["value"] == "ada-token"
+    assert (
+        tp.run("cookies", "get", "sid", "--show-secrets", "--json").json["cookies"][0]["value"] == "ada-token"
+    )
     assert tp.run("cookies", "set", "lang", "en").out.startswith("set lang=en 127.0.0.1 /")
     assert "lang=en" in str(page_value(tp, "document.cookie"))
     refused = tp.run("cookies", "set", "x", "1", "--domain", "example.com", "--json", check=False)
@@ -42,7 +44,9 @@ def test_local_and_session_storage_as_the_page_sees_them(tp: Tabpilot, pages: Pa
     tp.run("open", pages.url("index.html"))
     tp.run("eval", "localStorage.clear(); sessionStorage.clear(); localStorage.setItem('from-page', 'yes')")
     assert tp.run("storage", "local").out.strip() == 'from-page="yes"'
-    assert tp.run("storage", "local", "set", "cart", '{"n": 2}').out.startswith("set cart in localStorage of ")
+    assert tp.run("storage", "local", "set", "cart", '{"n": 2}').out.startswith(
+        "set cart in localStorage of "
+    )
     assert page_value(tp, "localStorage.getItem('cart')") == '{"n": 2}'
     assert tp.run("storage", "local", "get", "cart").out.strip() == '{"n": 2}'
     tp.run("storage", "session", "set", "step", "3")
@@ -63,7 +67,9 @@ def test_state_save_then_load_into_a_fresh_managed_browser_restores_the_login(
     printed = tp.run("state", "save", str(saved)).out.splitlines()
     assert printed[0] == str(saved)
     state = json.loads(saved.read_text())
-    assert {"name": "sid", "value": "grace-token"}.items() <= next(c for c in state["cookies"] if c["name"] == "sid").items()
+    assert {"name": "sid", "value": "grace-token"}.items() <= next(
+        c for c in state["cookies"] if c["name"] == "sid"
+    ).items()
     assert {"origin": pages.origin, "localStorage": [{"name": "draft", "value": "hello"}]} in state["origins"]
     assert saved.stat().st_mode & 0o077 == 0
     fresh = Tabpilot()

@@ -73,7 +73,9 @@ class FakeExtension:
         await self.ws.send(json.dumps(protocol.request(frame_id, method, params)))
         return await self.wait_frame(lambda f: f.get("id") == frame_id and "method" not in f, timeout)
 
-    async def wait_frame(self, match: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
+    async def wait_frame(
+        self, match: Callable[[dict[str, Any]], bool], timeout: float = 15.0
+    ) -> dict[str, Any]:
         """The first received frame that matches, waiting for it to arrive."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:

@@ -37,7 +37,9 @@ def test_initialize_without_the_sdk_and_before_any_parser_is_built() -> None:
     (reply,) = replies
     assert reply["id"] == 1 and reply["result"]["protocolVersion"] == "2025-06-18"
     assert reply["result"]["serverInfo"]["name"] == "tabpilot" and "tools" in reply["result"]["capabilities"]
-    loaded = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time")}
+    loaded = {
+        line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time")
+    }
     assert not {"asyncio", "mcp", "anyio", "pydantic"} & {m.split(".")[0] for m in loaded}
     # A version it does not speak gets the newest it does.
     (other,) = converse(initialize("1999-01-01"))[0]

@@ -121,7 +121,9 @@ async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(
         assert caught.value.reason == "rpc_timeout"
 
 
-async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import io
 
     from tabpilot.mcp_server import McpServer
@@ -136,7 +138,9 @@ async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(monkeypat
         out = io.BytesIO()
         server = McpServer("default", None, out)
         call = {"name": "click", "arguments": {"target": "@e1"}, "_meta": {"progressToken": "tok-1"}}
-        server.receive(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}).encode())
+        server.receive(
+            json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}).encode()
+        )
         for thread in server._calls:
             await asyncio.to_thread(thread.join, 20)
         lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -145,7 +149,11 @@ async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(monkeypat
             {
                 "jsonrpc": "2.0",
                 "method": "notifications/progress",
-                "params": {"progressToken": "tok-1", "progress": 1, "message": "waiting for the person's answer"},
+                "params": {
+                    "progressToken": "tok-1",
+                    "progress": 1,
+                    "message": "waiting for the person's answer",
+                },
             }
         ]
         answer = next(m for m in lines if m.get("id") == 7)

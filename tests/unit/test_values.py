@@ -21,7 +21,8 @@ def test_durations_within_an_hour(text: str, seconds: float) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["inf", "-inf", "nan", "NaN", "1e400", "999999999999", "3601", "61m", "2h", "-1", "", "ms", "soon"]
+    "text",
+    ["inf", "-inf", "nan", "NaN", "1e400", "999999999999", "3601", "61m", "2h", "-1", "", "ms", "soon"],
 )
 def test_durations_out_of_bounds_are_usage_errors(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):

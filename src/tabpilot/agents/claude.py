@@ -56,7 +56,9 @@ def plan(turn: TurnPlan) -> Launch:
         argv.append(f"--model={turn.model}")
     # MCP tools are otherwise deferred behind a ToolSearch step the panel does not want.
     env = {**turn.env, "ENABLE_TOOL_SEARCH": "false"}
-    return Launch(argv, env, turn.cwd, [initialize_line(), user_line(turn.text, turn.images)], False, turn.mode)
+    return Launch(
+        argv, env, turn.cwd, [initialize_line(), user_line(turn.text, turn.images)], False, turn.mode
+    )
 
 
 def initialize_line() -> str:
@@ -74,7 +76,8 @@ def user_line(text: str, images: tuple[str, ...] = ()) -> str:
     if images:
         # The Messages API's own blocks: the text, then each screenshot.
         content = [{"type": "text", "text": text}] + [
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}} for data in images
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+            for data in images
         ]
     return _line(
         {
@@ -103,7 +106,10 @@ def deny_line(request_id: str, message: str) -> str:
 
 def _permission_reply(request_id: str, answer: dict[str, Any]) -> str:
     return _line(
-        {"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": answer}}
+        {
+            "type": "control_response",
+            "response": {"subtype": "success", "request_id": request_id, "response": answer},
+        }
     )
 
 

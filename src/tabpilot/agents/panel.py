@@ -43,7 +43,18 @@ _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 # Tool calls whose values the person typed stay out of the transcript.
 REDACT = {"tool.fill": ("value", "text"), "tool.type": ("text",)}
 # What an approval card says, as the extension describes it (recorded in the timeline).
-APPROVAL_FIELDS = ("approval_id", "rule", "title", "rules", "target", "site", "start", "always", "code", "deadline")
+APPROVAL_FIELDS = (
+    "approval_id",
+    "rule",
+    "title",
+    "rules",
+    "target",
+    "site",
+    "start",
+    "always",
+    "code",
+    "deadline",
+)
 APPROVAL_DECISIONS = ("allow", "deny", "timeout", "stopped", "tab_closed")
 
 PREAMBLE = """\
@@ -254,7 +265,12 @@ class ChatService:
             if approval_id in turn.approvals:
                 turn.approvals.discard(approval_id)
                 self._emit(
-                    turn.conversation, turn.turn_id, "approval_end", approval_id=approval_id, decision=decision, **how
+                    turn.conversation,
+                    turn.turn_id,
+                    "approval_end",
+                    approval_id=approval_id,
+                    decision=decision,
+                    **how,
                 )
 
     def browser_gone(self, browser_id: str) -> None:
@@ -711,7 +727,9 @@ class ChatService:
                     lambda: asyncio.ensure_future(self._deny(turn, permission_id, "timeout")),
                 )
                 tool_input = sig.data.get("input")
-                turn.pending[permission_id] = Question(timer, tool_input if isinstance(tool_input, dict) else {})
+                turn.pending[permission_id] = Question(
+                    timer, tool_input if isinstance(tool_input, dict) else {}
+                )
         elif sig.kind in ("done", "failed"):
             turn.outcome = sig
             if sig.kind == "failed" and turn.stopping is None:
@@ -793,7 +811,9 @@ def _screenshots(attachments: Any) -> tuple[str, ...]:
     if attachments is None:
         return ()
     if not isinstance(attachments, list) or len(attachments) > SCREENSHOT_LIMIT:
-        raise RpcError("invalid_params", f"attachments must be a list of at most {SCREENSHOT_LIMIT} screenshots")
+        raise RpcError(
+            "invalid_params", f"attachments must be a list of at most {SCREENSHOT_LIMIT} screenshots"
+        )
     images = []
     for item in attachments:
         data = item.get("data") if isinstance(item, dict) else None
@@ -804,7 +824,9 @@ def _screenshots(attachments: Any) -> tuple[str, ...]:
             or not isinstance(data, str)
             or len(data) > SCREENSHOT_CHARS
         ):
-            raise RpcError("invalid_params", "an attachment must be a PNG screenshot (kind, media_type, data)")
+            raise RpcError(
+                "invalid_params", "an attachment must be a PNG screenshot (kind, media_type, data)"
+            )
         try:
             if not base64.b64decode(data, validate=True).startswith(b"\x89PNG"):
                 raise ValueError("not a PNG")

@@ -157,7 +157,9 @@ def _tail(path: str, lines: int = 3) -> str:
     return " / ".join(text[-lines:]) or "no output"
 
 
-def frame(method: str, params: dict[str, Any] | None, session: str | None, browser: str | None) -> dict[str, Any]:
+def frame(
+    method: str, params: dict[str, Any] | None, session: str | None, browser: str | None
+) -> dict[str, Any]:
     """The request object of one call."""
     request: dict[str, Any] = {"id": "cli", "method": method, "params": params or {}}
     if session:

@@ -108,11 +108,13 @@ def cmd_demo(args: argparse.Namespace, ctx: Context) -> int:
 
         with open(shot_path, "wb") as handle:
             handle.write(base64.b64decode(shot["data"]))
-        lines.append(f"opened: {opened['url']} ({opened.get('status')}) \"{opened.get('title')}\"")
-        lines.append(f"the agent sees (`tabpilot snapshot`; @eN are the refs it acts on, {snapshot['refs']} here):")
+        lines.append(f'opened: {opened["url"]} ({opened.get("status")}) "{opened.get("title")}"')
+        lines.append(
+            f"the agent sees (`tabpilot snapshot`; @eN are the refs it acts on, {snapshot['refs']} here):"
+        )
         lines += [f"  {line}" for line in str(snapshot["text"]).splitlines() if line.strip()]
         lines.append(f"tabpilot fill {name_ref} {DEMO_NAME}:")
-        lines.append(f"  filled {target_text(filled.get('target'))} = \"{filled.get('value')}\"")
+        lines.append(f'  filled {target_text(filled.get("target"))} = "{filled.get("value")}"')
         lines.append(f"tabpilot click {greet_ref}:")
         lines.append(f"  clicked {target_text(clicked.get('target'))}")
         lines.append(f"the page now says: {str(greeting.get('value', '')).strip()}")

@@ -31,8 +31,12 @@ browser, to its usual folder. A file never replaces one of the same name ("repor
   tabpilot downloads wait         wait until the latest download is complete (or the next one starts
                                   and completes), print its path""",
     )
-    p.add_argument("action", nargs="?", choices=("list", "wait"), default="list", help="list (default) or wait")
-    p.add_argument("--timeout", type=parse_duration, help=f"wait: give up after this long (default {DEFAULT_WAIT_S:g}s)")
+    p.add_argument(
+        "action", nargs="?", choices=("list", "wait"), default="list", help="list (default) or wait"
+    )
+    p.add_argument(
+        "--timeout", type=parse_duration, help=f"wait: give up after this long (default {DEFAULT_WAIT_S:g}s)"
+    )
     p.set_defaults(handler=cmd_downloads)
 
 

@@ -72,7 +72,9 @@ borrowed tab, `tab return`: the person gets their tab back as it was.
     size.add_argument("--viewport", type=viewport, metavar="WxH", help="the page's size in CSS pixels")
     size.add_argument("--device", choices=DEVICES, help="a device's size, pixel ratio and user agent")
     p.add_argument("--dpr", type=dpr, metavar="N", help="with --viewport: device pixel ratio (default 1)")
-    p.add_argument("--mobile", action="store_true", help="with --viewport: mobile layout, touch and user agent")
+    p.add_argument(
+        "--mobile", action="store_true", help="with --viewport: mobile layout, touch and user agent"
+    )
     p.add_argument("--geolocation", type=latlon, metavar="LAT,LON", help="where the page thinks it is")
     p.add_argument("--timezone", metavar="TZ", help="an IANA timezone, e.g. America/New_York")
     p.add_argument("--locale", metavar="L", help="a locale, e.g. fr-FR")
@@ -91,7 +93,9 @@ def cmd_emulate(args: argparse.Namespace, ctx: Context) -> int:
     if args.reset:
         params["reset"] = True
     if (args.dpr is not None or args.mobile) and not args.viewport:
-        raise RpcError("invalid_params", "--dpr and --mobile go with --viewport", hint="e.g. --viewport 390x844 --mobile")
+        raise RpcError(
+            "invalid_params", "--dpr and --mobile go with --viewport", hint="e.g. --viewport 390x844 --mobile"
+        )
     if args.viewport:
         params.update(viewport=args.viewport, mobile=bool(args.mobile))
         if args.dpr is not None:

@@ -201,7 +201,13 @@ def _find(pos: list, given: dict) -> Plan:
     return Plan("tool.find", {"text": text}, PAGE_TIMEOUT_S, outcomes.find_text)
 
 
-WAIT_CONDITIONS = {"--selector": "selector", "--text": "text", "--gone": "gone", "--url": "url", "--load": "load"}
+WAIT_CONDITIONS = {
+    "--selector": "selector",
+    "--text": "text",
+    "--gone": "gone",
+    "--url": "url",
+    "--load": "load",
+}
 
 
 def _wait(pos: list, given: dict) -> Plan:
@@ -310,8 +316,12 @@ def socket_path() -> bytes | None:
 
 def _plain(path: bytes) -> bool:
     """An absolute path that os.path.abspath leaves as it is."""
-    return path[:1] == b"/" and b"//" not in path and b"/./" not in path and b"/../" not in path and not (
-        path.endswith((b"/.", b"/.."))
+    return (
+        path[:1] == b"/"
+        and b"//" not in path
+        and b"/./" not in path
+        and b"/../" not in path
+        and not (path.endswith((b"/.", b"/..")))
     )
 
 

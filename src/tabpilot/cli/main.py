@@ -46,7 +46,7 @@ class Parser(argparse.ArgumentParser):
         if "arguments are required" in message and ("TARGET" in message or "SOURCE" in message):
             # In a shell an unquoted `#id` starts a comment: the target vanished before we saw it.
             hint = (
-                f"give the element as @eN, a CSS selector or text=\"…\"; quote a selector that starts "
+                f'give the element as @eN, a CSS selector or text="…"; quote a selector that starts '
                 f"with # or holds spaces, e.g. `{self.prog} '#save'` (see `{self.prog} --help`)"
             )
         err = RpcError("invalid_params", message, hint=hint)
@@ -84,7 +84,11 @@ def _common_options() -> argparse.ArgumentParser:
         "--session", metavar="NAME", type=Name("session"), default=argparse.SUPPRESS, help="session to act in"
     )
     common.add_argument(
-        "--browser", metavar="ID|LABEL", type=Name("browser"), default=argparse.SUPPRESS, help="browser to use"
+        "--browser",
+        metavar="ID|LABEL",
+        type=Name("browser"),
+        default=argparse.SUPPRESS,
+        help="browser to use",
     )
     common.add_argument(
         "--tab",

@@ -42,7 +42,9 @@ def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
     unknown = sorted(names - set(CAP_GROUPS))
     if unknown:
         raise RpcError(
-            "invalid_params", f"unknown tool group {unknown[0]!r}", hint=f"groups: {', '.join(CAP_GROUPS)}, all"
+            "invalid_params",
+            f"unknown tool group {unknown[0]!r}",
+            hint=f"groups: {', '.join(CAP_GROUPS)}, all",
         )
     from tabpilot import mcp_server
 

@@ -49,7 +49,9 @@ Authorization, Cookie and Set-Cookie values are hidden unless --show-secrets.
     p.add_argument("--filter", metavar="TEXT", help="only URLs containing TEXT")
     p.add_argument("--type", metavar="TYPE[,TYPE]", help=f"only these types ({', '.join(TYPES)})")
     p.add_argument("--since", type=Count(), metavar="N", help="only requests after number N")
-    p.add_argument("--limit", type=Count(1, HAR_LIMIT), metavar="N", help="at most N (the latest; default 100)")
+    p.add_argument(
+        "--limit", type=Count(1, HAR_LIMIT), metavar="N", help="at most N (the latest; default 100)"
+    )
     p.set_defaults(handler=cmd_requests)
 
     p = verbs.add_parser("request", parents=[common], help="one request's headers (and body with --body)")
@@ -66,8 +68,12 @@ Authorization, Cookie and Set-Cookie values are hidden unless --show-secrets.
     p.set_defaults(handler=cmd_request)
 
     p = verbs.add_parser("route", parents=[common], help="answer matching requests yourself, or abort them")
-    p.add_argument("pattern", metavar="PATTERN", help="URL pattern: * any run, ? one character; no * = contains")
-    p.add_argument("--status", type=Count(100, 599), default=200, metavar="N", help="HTTP status (default 200)")
+    p.add_argument(
+        "pattern", metavar="PATTERN", help="URL pattern: * any run, ? one character; no * = contains"
+    )
+    p.add_argument(
+        "--status", type=Count(100, 599), default=200, metavar="N", help="HTTP status (default 200)"
+    )
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--body", metavar="TEXT", help="the response body")
     what.add_argument("--file", metavar="FILE", help="the response body, from a file")
@@ -102,7 +108,9 @@ def _writable(path: str) -> str:
     out = os.path.abspath(path)
     if not os.path.isdir(os.path.dirname(out)):
         raise RpcError(
-            "invalid_params", f"the folder {os.path.dirname(out)} does not exist", hint="create it, or pick another --out"
+            "invalid_params",
+            f"the folder {os.path.dirname(out)} does not exist",
+            hint="create it, or pick another --out",
         )
     return out
 
@@ -115,7 +123,9 @@ def cmd_requests(args: argparse.Namespace, ctx: Context) -> int:
         types = [t.strip().lower() for t in args.type.split(",") if t.strip()]
         unknown = [t for t in types if t not in TYPES]
         if unknown:
-            raise RpcError("invalid_params", f"unknown type {unknown[0]!r}", hint=f"pick from {', '.join(TYPES)}")
+            raise RpcError(
+                "invalid_params", f"unknown type {unknown[0]!r}", hint=f"pick from {', '.join(TYPES)}"
+            )
         params["types"] = types
     if args.since is not None:
         params["since"] = args.since
@@ -134,7 +144,11 @@ def cmd_requests(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_request(args: argparse.Namespace, ctx: Context) -> int:
     out = _writable(args.out) if args.out else None
-    params: dict[str, Any] = {"id": args.id, "body": bool(args.body or out), "show_secrets": bool(args.show_secrets)}
+    params: dict[str, Any] = {
+        "id": args.id,
+        "body": bool(args.body or out),
+        "show_secrets": bool(args.show_secrets),
+    }
     if out:
         params["max_bytes"] = 0
     elif args.max_bytes is not None:
@@ -155,10 +169,16 @@ def cmd_request(args: argparse.Namespace, ctx: Context) -> int:
             result["path"] = out
             lines.append(f"body: {len(data):,} bytes → {out}")
         else:
-            text = data.decode("utf-8", errors="replace") if not result.get("body_base64") else f"({len(data):,} bytes of binary: use --out FILE)"
+            text = (
+                data.decode("utf-8", errors="replace")
+                if not result.get("body_base64")
+                else f"({len(data):,} bytes of binary: use --out FILE)"
+            )
             lines += ["", text]
             if result.get("body_truncated"):
-                lines.append(f"(cut at {len(data):,} of {result['body_bytes']:,} bytes: --max-bytes 0 or --out FILE)")
+                lines.append(
+                    f"(cut at {len(data):,} of {result['body_bytes']:,} bytes: --max-bytes 0 or --out FILE)"
+                )
     return ctx.emit(result, fence("\n".join(lines), ctx.nonce(result)))
 
 
@@ -171,9 +191,15 @@ def cmd_route(args: argparse.Namespace, ctx: Context) -> int:
             with open(args.file, "rb") as handle:
                 data = handle.read(MAX_ROUTE_BODY + 1)
         except OSError as err:
-            raise RpcError("invalid_params", f"cannot read {args.file}: {err.strerror}", hint="give a readable file") from None
+            raise RpcError(
+                "invalid_params", f"cannot read {args.file}: {err.strerror}", hint="give a readable file"
+            ) from None
         if len(data) > MAX_ROUTE_BODY:
-            raise RpcError("invalid_params", f"{args.file} is larger than {MAX_ROUTE_BODY:,} bytes", hint="give a smaller body")
+            raise RpcError(
+                "invalid_params",
+                f"{args.file} is larger than {MAX_ROUTE_BODY:,} bytes",
+                hint="give a smaller body",
+            )
         params.update(body=base64.b64encode(data).decode(), body_base64=True)
     elif args.body is not None:
         params["body"] = args.body
@@ -186,14 +212,18 @@ def cmd_route(args: argparse.Namespace, ctx: Context) -> int:
         what = f"{args.status} with {args.file}"
     else:
         what = f"{args.status} with {len(args.body.encode()):,} bytes"
-    return ctx.emit(result, f"routed {args.pattern} → {what} ({len(result.get('routes', []))} routes in this session)")
+    return ctx.emit(
+        result, f"routed {args.pattern} → {what} ({len(result.get('routes', []))} routes in this session)"
+    )
 
 
 def cmd_unroute(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {"pattern": args.pattern} if args.pattern else {}
     result = ctx.tool("tool.network_unroute", params)
     n = result.get("removed", 0)
-    return ctx.emit(result, f"removed {n} route{'' if n == 1 else 's'} ({len(result.get('routes', []))} left)")
+    return ctx.emit(
+        result, f"removed {n} route{'' if n == 1 else 's'} ({len(result.get('routes', []))} left)"
+    )
 
 
 def _har_headers(headers: dict[str, str]) -> list[dict[str, str]]:
@@ -208,7 +238,9 @@ def har_of(entries: list[dict[str, Any]]) -> dict[str, Any]:
     out = []
     for e in entries:
         query = urllib.parse.parse_qsl(urllib.parse.urlsplit(e["url"]).query, keep_blank_values=True)
-        started = datetime.datetime.fromtimestamp(e["time"] / 1000, datetime.UTC).isoformat().replace("+00:00", "Z")
+        started = (
+            datetime.datetime.fromtimestamp(e["time"] / 1000, datetime.UTC).isoformat().replace("+00:00", "Z")
+        )
         ms = e.get("ms") if isinstance(e.get("ms"), int) else 0
         request: dict[str, Any] = {
             "method": e["method"],
@@ -221,7 +253,10 @@ def har_of(entries: list[dict[str, Any]]) -> dict[str, Any]:
             "bodySize": len((e.get("post_data") or "").encode()),
         }
         if e.get("post_data"):
-            request["postData"] = {"mimeType": e.get("request_headers", {}).get("Content-Type", ""), "text": e["post_data"]}
+            request["postData"] = {
+                "mimeType": e.get("request_headers", {}).get("Content-Type", ""),
+                "text": e["post_data"],
+            }
         out.append(
             {
                 "startedDateTime": started,
@@ -243,7 +278,14 @@ def har_of(entries: list[dict[str, Any]]) -> dict[str, Any]:
                 "_resourceType": e["type"],
             }
         )
-    return {"log": {"version": "1.2", "creator": {"name": "tabpilot", "version": "1"}, "pages": [], "entries": out}}
+    return {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "tabpilot", "version": "1"},
+            "pages": [],
+            "entries": out,
+        }
+    }
 
 
 def cmd_har(args: argparse.Namespace, ctx: Context) -> int:

@@ -80,7 +80,9 @@ the same element while the page lives; use it with click, fill, … and with --r
         "its ref, under the landmark and heading it belongs to. Iframes and shadow DOM included.",
     )
     p.add_argument("text", metavar="TEXT", help="the text to look for")
-    p.add_argument("--limit", type=Count(1, MAX_LIMIT), metavar="N", help="show at most N matches (default 50)")
+    p.add_argument(
+        "--limit", type=Count(1, MAX_LIMIT), metavar="N", help="show at most N matches (default 50)"
+    )
     _timeout_option(p)
     p.set_defaults(handler=cmd_find)
 
@@ -91,9 +93,7 @@ the same element while the page lives; use it with click, fill, … and with --r
         description="Print the page's readable text (the snapshot without refs; form controls keep "
         'their [role "name"] brackets). With --ref, only that element\'s text.',
     )
-    p.add_argument(
-        "--ref", metavar="TARGET", type=target, help="only this element (a heading: its section)"
-    )
+    p.add_argument("--ref", metavar="TARGET", type=target, help="only this element (a heading: its section)")
     _max_tokens_option(p)
     _timeout_option(p)
     p.set_defaults(handler=cmd_text)
@@ -106,9 +106,7 @@ the same element while the page lives; use it with click, fill, … and with --r
         "element's with --ref (a ref @eN, a CSS selector or text=…). Cut at --max-bytes; --out "
         "writes all of it to a file.",
     )
-    p.add_argument(
-        "--ref", metavar="TARGET", type=target, help="the element: @eN, a CSS selector, or text=…"
-    )
+    p.add_argument("--ref", metavar="TARGET", type=target, help="the element: @eN, a CSS selector, or text=…")
     p.add_argument(
         "--max-bytes",
         type=Count(0, MAX_BYTES),

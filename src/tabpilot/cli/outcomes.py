@@ -80,9 +80,17 @@ def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
     state = d.get("state")
     if state == "complete":
         size = d.get("bytes")
-        return f"downloaded {name} ({size:,} bytes) to {d.get('path')}" if isinstance(size, int) else f"downloaded {name} to {d.get('path')}"
+        return (
+            f"downloaded {name} ({size:,} bytes) to {d.get('path')}"
+            if isinstance(size, int)
+            else f"downloaded {name} to {d.get('path')}"
+        )
     if state == "interrupted":
-        why = "blocked site" if d.get("error") == "BLOCKED_SITE" else str(d.get("error") or "interrupted").lower()
+        why = (
+            "blocked site"
+            if d.get("error") == "BLOCKED_SITE"
+            else str(d.get("error") or "interrupted").lower()
+        )
         return f"download of {name} failed ({why})"
     where = f" to {d['path']}" if d.get("path") else ""
     return f"downloading {name}{where} (not finished: tabpilot downloads wait)"

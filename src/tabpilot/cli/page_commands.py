@@ -85,7 +85,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", help="where to write the image (default: $TABPILOT_HOME/screenshots/)"
     )
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…")
+    what.add_argument(
+        "--ref", metavar="TARGET", type=target, help="only this element: @eN, a CSS selector, or text=…"
+    )
     what.add_argument("--full-page", action="store_true", help="the whole page, not just the viewport")
     p.add_argument(
         "--annotate",
@@ -93,7 +95,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="draw ref boxes and labels; print the legend",
     )
     p.add_argument("--format", choices=("png", "jpeg"), default="png", help="image format (default png)")
-    p.add_argument("--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)")
+    p.add_argument(
+        "--quality", type=Count(0, 100), metavar="Q", help="JPEG quality 0-100 (with --format jpeg)"
+    )
     p.add_argument("--timeout", type=parse_duration, help="give up after this long (default 30s)")
     p.set_defaults(handler=cmd_screenshot)
 
@@ -172,5 +176,11 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
     )
     # The labels are the page's words: fenced like every page text.
     labels = "\n".join(f"{b['ref']} {b['label']}" for b in result.get("legend") or [])
-    legend = f"\n{fence(labels, ctx.nonce(result))}" if labels else "\n(no refs on screen)" if args.annotate else ""
+    legend = (
+        f"\n{fence(labels, ctx.nonce(result))}"
+        if labels
+        else "\n(no refs on screen)"
+        if args.annotate
+        else ""
+    )
     return ctx.emit(result, out + note + legend)

@@ -105,7 +105,9 @@ def cmd_agent_set(args: argparse.Namespace, ctx: Context) -> int:
     if args.bin is not None:
         path = os.path.abspath(os.path.expanduser(args.bin))
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
-            raise RpcError("invalid_params", f"{args.bin} is not an executable file", hint="give the agent's binary")
+            raise RpcError(
+                "invalid_params", f"{args.bin} is not an executable file", hint="give the agent's binary"
+            )
         setting.bin = path
     if args.model is not None:
         setting.model = args.model

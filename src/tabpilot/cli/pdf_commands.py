@@ -44,7 +44,11 @@ def cmd_pdf(args: argparse.Namespace, ctx: Context) -> int:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         out = os.path.join(folder, f"{ctx.session or 'default'}-{time.strftime('%Y%m%d-%H%M%S')}.pdf")
     if not os.path.isdir(os.path.dirname(out)):
-        raise RpcError("invalid_params", f"the folder {os.path.dirname(out)} does not exist", hint="create it, or pick another --out")
+        raise RpcError(
+            "invalid_params",
+            f"the folder {os.path.dirname(out)} does not exist",
+            hint="create it, or pick another --out",
+        )
     result = ctx.tool("tool.pdf", {"landscape": bool(args.landscape)})
     data = base64.b64decode(result.pop("data"))
     with open(out, "wb") as handle:

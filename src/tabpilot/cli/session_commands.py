@@ -32,11 +32,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verbs = session.add_subparsers(dest="session_verb", metavar="{start,stop,list,resume}")
     verbs.required = True
     p = verbs.add_parser("start", parents=[common], help="start a session and print its id")
-    p.add_argument("name", nargs="?", type=Name("session"), help="session name (default: a short generated id)")
+    p.add_argument(
+        "name", nargs="?", type=Name("session"), help="session name (default: a short generated id)"
+    )
     p.set_defaults(handler=cmd_session_start)
     p = verbs.add_parser("stop", parents=[common], help="stop a session and close its Agent Window")
     p.add_argument(
-        "session_id", nargs="?", metavar="ID", type=Name("session"), help="the session (default: the current one)"
+        "session_id",
+        nargs="?",
+        metavar="ID",
+        type=Name("session"),
+        help="the session (default: the current one)",
     )
     p.add_argument("--all", action="store_true", help="stop every session")
     p.set_defaults(handler=cmd_session_stop)

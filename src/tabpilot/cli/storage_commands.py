@@ -43,9 +43,13 @@ browser, of every cookie) are hidden unless --show-secrets.
     p.add_argument("--path", help="set: its path (default /)")
     p.add_argument("--secure", action="store_true", help="set: https only")
     p.add_argument("--http-only", action="store_true", help="set: hidden from the page's scripts")
-    p.add_argument("--expires", type=Count(1), metavar="EPOCH_S", help="set: when it expires (default: session)")
+    p.add_argument(
+        "--expires", type=Count(1), metavar="EPOCH_S", help="set: when it expires (default: session)"
+    )
     p.add_argument("--same-site", choices=("Strict", "Lax", "None"), help="set: SameSite")
-    p.add_argument("--show-secrets", action="store_true", help="show HttpOnly (and your own browser's) values")
+    p.add_argument(
+        "--show-secrets", action="store_true", help="show HttpOnly (and your own browser's) values"
+    )
     p.set_defaults(handler=cmd_cookies)
 
     p = sub.add_parser(
@@ -76,7 +80,9 @@ browser, of every cookie) are hidden unless --show-secrets.
 
 def _need(value: str | None, what: str, verb: str) -> str:
     if value is None:
-        raise RpcError("invalid_params", f"{verb} needs {what}", hint=f"see `tabpilot {verb.split()[0]} --help`")
+        raise RpcError(
+            "invalid_params", f"{verb} needs {what}", hint=f"see `tabpilot {verb.split()[0]} --help`"
+        )
     return value
 
 
@@ -101,14 +107,18 @@ def cmd_cookies(args: argparse.Namespace, ctx: Context) -> int:
                 params[key] = getattr(args, key)
         params.update(secure=bool(args.secure), http_only=bool(args.http_only))
     elif args.value is not None:
-        raise RpcError("invalid_params", f"cookies {args.action} takes no VALUE", hint="see `tabpilot cookies --help`")
+        raise RpcError(
+            "invalid_params", f"cookies {args.action} takes no VALUE", hint="see `tabpilot cookies --help`"
+        )
     result = ctx.tool("tool.cookies", params)
     if args.action == "clear":
         n = result.get("cleared", 0)
         return ctx.emit(result, f"cleared {n} cookie{'' if n == 1 else 's'} of {result.get('url')}")
     lines = [cookie_line(c) for c in result.get("cookies", [])]
     if args.action == "set":
-        return ctx.emit(result, "set " + (lines[0] if lines else f"{args.name} (the browser did not keep it)"))
+        return ctx.emit(
+            result, "set " + (lines[0] if lines else f"{args.name} (the browser did not keep it)")
+        )
     # Names and values are the site's words: fenced like every page text.
     text = fence("\n".join(lines), ctx.nonce(result)) if lines else f"no cookies for {result.get('url')}"
     return ctx.emit(result, text)
@@ -126,7 +136,9 @@ def cmd_storage(args: argparse.Namespace, ctx: Context) -> int:
     name = f"{args.area}Storage of {result.get('origin')}"
     if args.action == "get":
         value = result.get("value")
-        return ctx.emit(result, fence(value, ctx.nonce(result)) if value is not None else f"({args.key} is not in {name})")
+        return ctx.emit(
+            result, fence(value, ctx.nonce(result)) if value is not None else f"({args.key} is not in {name})"
+        )
     if args.action == "set":
         return ctx.emit(result, f"set {args.key} in {name}")
     if args.action == "clear":
@@ -142,21 +154,33 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
     path = os.path.abspath(args.file)
     if args.action == "save":
         if not os.path.isdir(os.path.dirname(path)):
-            raise RpcError("invalid_params", f"the folder {os.path.dirname(path)} does not exist", hint="create it first")
+            raise RpcError(
+                "invalid_params", f"the folder {os.path.dirname(path)} does not exist", hint="create it first"
+            )
         result = ctx.tool("tool.state_save", {})
         state = result.pop("state")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(state, handle, ensure_ascii=False, indent=1)
-        result.update(path=path, cookies=len(state["cookies"]), origins=[o["origin"] for o in state["origins"]])
-        return ctx.emit(result, f"{path}\n{result['cookies']} cookies, localStorage of {len(state['origins'])} origins")
+        result.update(
+            path=path, cookies=len(state["cookies"]), origins=[o["origin"] for o in state["origins"]]
+        )
+        return ctx.emit(
+            result, f"{path}\n{result['cookies']} cookies, localStorage of {len(state['origins'])} origins"
+        )
     try:
         with open(path, encoding="utf-8") as handle:
             state = json.loads(handle.read(MAX_STATE_BYTES))
     except OSError as err:
-        raise RpcError("invalid_params", f"cannot read {args.file}: {err.strerror}", hint="give a file from `tabpilot state save`") from None
+        raise RpcError(
+            "invalid_params",
+            f"cannot read {args.file}: {err.strerror}",
+            hint="give a file from `tabpilot state save`",
+        ) from None
     except ValueError:
-        raise RpcError("invalid_params", f"{args.file} is not JSON", hint="give a file from `tabpilot state save`") from None
+        raise RpcError(
+            "invalid_params", f"{args.file} is not JSON", hint="give a file from `tabpilot state save`"
+        ) from None
     result = ctx.tool("tool.state_load", {"state": state})
     skipped = result.get("skipped_origins") or []
     line = f"loaded {result.get('cookies', 0)} cookies and localStorage of {len(result.get('origins', []))} origins"

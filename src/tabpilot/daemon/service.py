@@ -554,7 +554,11 @@ class Daemon:
                 hint="the panel's browser is not connected; retry in a moment",
             )
         if method == "tool.session_stop":
-            raise RpcError("permission_denied", "a panel session is ended by the person, in the panel", "session_inactive")
+            raise RpcError(
+                "permission_denied",
+                "a panel session is ended by the person, in the panel",
+                "session_inactive",
+            )
         if method == "tool.upload":
             params = await asyncio.to_thread(uploads.prepare, params)
         call_id = self.chats.tool_started(turn, method, params)
@@ -595,7 +599,9 @@ class Daemon:
         try:
             if handler is None:
                 raise RpcError("unknown_method", f"the daemon serves no {method!r} to browsers")
-            reply = protocol.response(frame["id"], await handler(browser.instance_id, dict(frame.get("params") or {})))
+            reply = protocol.response(
+                frame["id"], await handler(browser.instance_id, dict(frame.get("params") or {}))
+            )
         except RpcError as err:
             reply = protocol.error_response(frame["id"], err)
         except Exception as exc:
@@ -613,7 +619,9 @@ class Daemon:
         """Make the conversation's browser (and our table) know its panel session, bound to its tab."""
         browser = self.browsers.get(meta.browser)
         if browser is None:
-            raise RpcError("no_browser_connected", "the panel's browser is not connected", "browser_disconnected")
+            raise RpcError(
+                "no_browser_connected", "the panel's browser is not connected", "browser_disconnected"
+            )
         session = self.sessions.get(meta.session_id)
         if session is None or session.browser_id != meta.browser:
             self.sessions.remove(meta.session_id)
@@ -647,7 +655,9 @@ class Daemon:
     @staticmethod
     async def _tell_session_stop(browser: Browser, session_id: str) -> None:
         with contextlib.suppress(RpcError):
-            await browser.channel.call("tool.session_stop", {"session_id": session_id, "timeout_ms": 5000}, 5.0)
+            await browser.channel.call(
+                "tool.session_stop", {"session_id": session_id, "timeout_ms": 5000}, 5.0
+            )
 
     def _interrupt_session(self, session_id: str) -> None:
         session = self.sessions.get(session_id)

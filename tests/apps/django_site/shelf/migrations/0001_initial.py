@@ -9,19 +9,34 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="Author",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("name", models.CharField(max_length=200, unique=True)),
             ],
         ),
         migrations.CreateModel(
             name="Book",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("title", models.CharField(max_length=200)),
                 (
                     "genre",
                     models.CharField(
-                        choices=[("novel", "Novel"), ("poetry", "Poetry"), ("essay", "Essay"), ("science", "Science")],
+                        choices=[
+                            ("novel", "Novel"),
+                            ("poetry", "Poetry"),
+                            ("essay", "Essay"),
+                            ("science", "Science"),
+                        ],
                         default="novel",
                         max_length=20,
                     ),
