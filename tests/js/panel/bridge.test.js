@@ -249,6 +249,9 @@ test("after the daemon link comes back, watched conversations are attached again
   assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 1 }]);
   assert.deepEqual(port.events(), [2, 3]);
   assert.ok(port.sent.some((m) => m.push === "status" && m.link.state === "disconnected"));
+  // The page attaching again itself: it may hold part of a run of text already, so nothing is folded.
+  await port.ask("attach", { conversation_id: "c-1", since_seq: 1 });
+  assert.deepEqual(connection.requests.at(-1), ["chat.attach", { conversation_id: "c-1", since_seq: 1, fold: false }]);
 });
 
 test("the popup's Stop all stops every running conversation", async () => {

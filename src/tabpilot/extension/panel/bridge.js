@@ -169,14 +169,16 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   async function attach(port, cid, since) {
     let watching = watchers.get(cid);
     if (!watching) watchers.set(cid, (watching = new Map()));
+    // A port already watching may have been sent events after the `since` it asks from, so part of a
+    // run of text deltas: a folded run would show that part twice. Only a port's first attach is folded
+    // (fewer bytes, one write in the page); reattachAll serves ports at different points, unfolded too.
+    const fold = !watching.has(port);
     // Live events that arrive while the backlog is on its way wait behind it.
     /** @type {Watch} */
     const watch = { last: since, pending: [] };
     watching.set(port, watch);
     try {
-      // One port from its own last event: the daemon may fold the backlog's text deltas (fewer bytes, one
-      // write in the page). reattachAll serves ports at different points, so it asks for them unfolded.
-      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since, fold: true });
+      const reply = await daemon("chat.attach", { conversation_id: cid, since_seq: since, fold });
       const backlog = (reply.events ?? []).filter((/** @type {any} */ e) => e.seq > since);
       if (backlog.length) watch.last = backlog.at(-1).seq;
       const pending = watch.pending ?? [];

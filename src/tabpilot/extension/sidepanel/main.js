@@ -37,6 +37,8 @@ const shown = {
   /** @type {string | null} */ cid: null,
   timeline: emptyTimeline(),
   linkState: "connecting",
+  /** The link has been up since this page opened (so a later "up" is it coming back). */
+  linkWasUp: false,
   /** @type {any[]} */ agents: [],
 };
 /** @type {Set<string>} */
@@ -82,7 +84,13 @@ function showLink(s) {
   $("link-dot").dataset.state = s.state;
   $("link-dot").title = s.error ? `${STATE_TEXT[s.state] ?? s.state}: ${s.error}` : (STATE_TEXT[s.state] ?? s.state);
   const up = s.state === "connected" || s.state === "version_skew";
-  if (up && !wasUp) void loadAgents();
+  if (up && !wasUp) {
+    void loadAgents();
+    // The link came back (a restarted worker reconnects to the daemon in its own time): catch up from
+    // what this page rendered, whether or not its re-attach went out before the link was there.
+    if (shown.linkWasUp && shown.cid) void attach(shown.cid).catch((err) => note($("tab-note"), describe(err), true));
+    shown.linkWasUp = true;
+  }
   renderComposer();
 }
 
