@@ -324,27 +324,10 @@ def apps(records: list[Record], markdown: bool = False) -> str:
     )
 
 
-def panel(records: list[Record], markdown: bool = False) -> str:
+def _medians(suite: str, title: str, records: list[Record], markdown: bool) -> str:
+    """A suite's cases with their median and p95 in their own unit, and a ratio or the note."""
     rows: list[Row] = []
-    for case, metrics in _by_case(records, "panel").items():
-        for r in metrics.values():
-            if not r.available:
-                rows.append([case, r.note or "n/a"])
-                continue
-            rows.append(
-                [
-                    case,
-                    f"{number(r.median)} ms",
-                    f"{number(r.p95)} ms",
-                    f"{ratio(r)} {r.baseline}" if r.ratio is not None else (r.note or ""),
-                ]
-            )
-    return render("Side panel: agent runs", ["case", "median", "p95", "vs baseline / note"], rows, markdown)
-
-
-def approvals(records: list[Record], markdown: bool = False) -> str:
-    rows: list[Row] = []
-    for case, metrics in _by_case(records, "approvals").items():
+    for case, metrics in _by_case(records, suite).items():
         for r in metrics.values():
             if not r.available:
                 rows.append([case, r.note or "n/a"])
@@ -358,7 +341,15 @@ def approvals(records: list[Record], markdown: bool = False) -> str:
                     f"{ratio(r)} {r.baseline}" if r.ratio is not None else (r.note or ""),
                 ]
             )
-    return render("Approvals", ["case", "median", "p95", "vs baseline / note"], rows, markdown)
+    return render(title, ["case", "median", "p95", "vs baseline / note"], rows, markdown)
+
+
+def panel(records: list[Record], markdown: bool = False) -> str:
+    return _medians("panel", "Side panel: agent runs", records, markdown)
+
+
+def approvals(records: list[Record], markdown: bool = False) -> str:
+    return _medians("approvals", "Approvals", records, markdown)
 
 
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
