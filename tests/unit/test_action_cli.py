@@ -240,3 +240,10 @@ def test_an_action_verb_imports_nothing_heavy() -> None:
     assert "tabpilot.cli.action_commands" in modules
     heavy = ("asyncio", "websockets", "typing", "dataclasses", "mimetypes", "base64")
     assert not [m for m in modules if m.split(".")[0] in heavy]
+
+
+def test_a_download_the_person_did_not_allow_says_so() -> None:
+    held = {"name": "receipt.txt", "state": "interrupted", "error": "NOT_ALLOWED"}
+    assert outcomes.download_text(held) == "download of receipt.txt failed (the person did not allow it)"
+    blocked = {**held, "error": "BLOCKED_SITE"}
+    assert outcomes.download_text(blocked) == "download of receipt.txt failed (blocked site)"

@@ -158,3 +158,16 @@ async def test_tabpilot_mcp_tells_its_client_while_the_person_is_asked(
         ]
         answer = next(m for m in lines if m.get("id") == 7)
         assert answer["result"]["isError"] is False
+
+
+async def test_a_reply_whose_value_says_progress_is_still_the_reply() -> None:
+    async with running_daemon() as d:
+        peer = await d.paired_peer()
+
+        async def tricky(params: dict[str, Any]) -> Any:
+            return {"tab_id": 2, "ok": True, "value": {"progress": {"deadline_ms": 1}}}
+
+        peer.handlers["tool.evaluate"] = tricky
+        request = client.frame("tool.evaluate", {"expression": "x", "timeout_ms": 1000}, None, None)
+        result = await asyncio.to_thread(client.exchange, client.open_socket(d.daemon_socket), request, 1.0)
+        assert result["value"] == {"progress": {"deadline_ms": 1}}

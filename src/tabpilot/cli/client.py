@@ -53,24 +53,27 @@ def _read_reply(sock: _socket.socket) -> bytes:
         if b"\n" not in chunk:
             continue
         pending = b"".join(chunks)
-        while True:
-            end = pending.find(b"\n")
-            if end < 0 or end >= _PROGRESS_MAX or b'"progress":' not in pending[:end]:
-                break
-            _on_progress(sock, pending[:end])
+        while (end := pending.find(b"\n")) >= 0:
+            if not _on_progress(sock, pending[:end]):
+                return pending
             pending = pending[end + 1 :]
-        if b"\n" in pending:
-            return pending
         chunks = [pending] if pending else []
 
 
-def _on_progress(sock: _socket.socket, line: bytes) -> None:
+def _on_progress(sock: _socket.socket, line: bytes) -> bool:
+    """Take a progress line; False when the line is something else (the reply, whatever it holds)."""
+    # Cheap tests first: the reply may be megabytes, and a page's value may say "progress" too.
+    if len(line) >= _PROGRESS_MAX or b'"progress":' not in line:
+        return False
     try:
         frame = fastjson.loads(line)
-        payload = frame["progress"]
-        wait_s = float(payload.get("deadline_ms", 0)) / 1000.0
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return
+    except ValueError:
+        return False
+    payload = frame.get("progress") if isinstance(frame, dict) else None
+    if not isinstance(payload, dict) or "result" in frame or "error" in frame:
+        return False
+    wait = payload.get("deadline_ms")
+    wait_s = float(wait) / 1000.0 if isinstance(wait, int | float) else 0.0
     current = sock.gettimeout() or 0.0
     sock.settimeout(max(current, wait_s + REPLY_MARGIN_S))
     if progress_listeners:
@@ -79,6 +82,7 @@ def _on_progress(sock: _socket.socket, line: bytes) -> None:
         listener = progress_listeners.get(_thread.get_ident())
         if listener is not None:
             listener(payload)
+    return True
 
 
 def connect(autostart: bool = True) -> _socket.socket:

@@ -86,10 +86,13 @@ def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
             else f"downloaded {name} to {d.get('path')}"
         )
     if state == "interrupted":
+        error = d.get("error")
         why = (
             "blocked site"
-            if d.get("error") == "BLOCKED_SITE"
-            else str(d.get("error") or "interrupted").lower()
+            if error == "BLOCKED_SITE"
+            else "the person did not allow it"
+            if error == "NOT_ALLOWED"
+            else str(error or "interrupted").lower()
         )
         return f"download of {name} failed ({why})"
     where = f" to {d['path']}" if d.get("path") else ""
