@@ -6,7 +6,7 @@ import { approve } from "../../../src/tabpilot/extension/approval/gate.js";
 import { createGrants } from "../../../src/tabpilot/extension/approval/grants.js";
 import { FakeStorage } from "../helpers/fake-storage.js";
 
-const submit = { tag: "button", type: "submit", submits: true, formAction: "https://shop.test/order", name: "Place order", hrefSite: null, formSite: "shop.test" };
+const submit = { tag: "button", type: "submit", submits: true, formAction: "https://shop.test/order", name: "Place order" };
 
 function setup({ answer = { always: false }, url = "https://shop.test/cart", panel = true } = {}) {
   const asked = [];
@@ -49,7 +49,7 @@ test("Always is granted for (rule, start site, target site) and covers nothing e
   await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => submit });
   assert.equal(await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => submit }), false, "granted: no second card");
   assert.equal(s.asked.length, 1);
-  const elsewhere = { ...submit, formAction: "https://other.test/order", formSite: "other.test" };
+  const elsewhere = { ...submit, formAction: "https://other.test/order" };
   assert.equal(await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => elsewhere }), true, "another target site asks");
   assert.equal(await approve(s.ctx, "p-1", 1, { action: "evaluate", target: "code", code: "1+1" }), true, "another rule asks");
   await s.grants.revoke();

@@ -16,7 +16,7 @@ test("rule ids are unique and every rule has a title", () => {
 
 test("a plain click, a link inside the turn's sites and a fill of an ordinary field do not ask", () => {
   assert.equal(ask({ action: "click", element: button("Show more") }).effect, "allow");
-  assert.equal(ask({ action: "click", element: { tag: "a", name: "Pricing", hrefSite: "shop.test" }, targetSite: "shop.test" }).effect, "allow");
+  assert.equal(ask({ action: "click", element: { tag: "a", name: "Pricing" }, targetSite: "shop.test" }).effect, "allow");
   assert.equal(ask({ action: "click", element: { tag: "a", name: "Docs" }, targetSite: "docs.shop.test" }).effect, "allow");
   assert.equal(ask({ action: "fill", element: { tag: "input", type: "text", field: "q search" } }).effect, "allow");
   assert.equal(ask({ action: "press", key: "Enter", element: { tag: "textarea" } }).effect, "allow");
@@ -31,7 +31,7 @@ test("each rule fires on its action and names itself", () => {
     [{ action: "press", key: "Enter", element: { tag: "input", enterSubmits: true } }, "form-submit"],
     [{ action: "press", key: "Enter", element: { tag: "iframe", inFrame: true } }, "form-submit"],
     [{ action: "click", element: button("Place order") }, "consequential"],
-    [{ action: "click", element: { tag: "a", name: "Delete account", hrefSite: "shop.test" }, targetSite: "shop.test" }, "consequential"],
+    [{ action: "click", element: { tag: "a", name: "Delete account" }, targetSite: "shop.test" }, "consequential"],
     [{ action: "fill", element: { tag: "input", type: "password" } }, "credential"],
     [{ action: "type", element: { tag: "input", type: "text", autocomplete: "cc-number" } }, "credential"],
     [{ action: "fill", element: { tag: "input", type: "text", autocomplete: "one-time-code" } }, "credential"],
@@ -40,7 +40,7 @@ test("each rule fires on its action and names itself", () => {
     [{ action: "download", targetSite: "shop.test" }, "download"],
     [{ action: "navigate", targetSite: "evil.test" }, "off-site"],
     [{ action: "tab_create", targetSite: "shop.test.evil.test" }, "off-site"],
-    [{ action: "click", element: { tag: "a", name: "Our partner", hrefSite: "evil.test" }, targetSite: "evil.test" }, "off-site"],
+    [{ action: "click", element: { tag: "a", name: "Our partner" }, targetSite: "evil.test" }, "off-site"],
     [{ action: "evaluate" }, "run-code"],
     [{ action: "dialog", accept: true, dialog: "beforeunload" }, "leave-page"],
     [{ action: "dialog", accept: true, dialog: "confirm" }, "leave-page"],

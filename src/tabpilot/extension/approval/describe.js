@@ -4,7 +4,6 @@
 // (where `press` and `type` without a target send their keys). Only side-panel sessions pay for this.
 import { AGENT } from "../browser/frames.js";
 import { refNumber } from "../page/refs.js";
-import { siteOf } from "./scope.js";
 
 /**
  * `this` = the element acted on (or the one with the focus). The control it belongs to decides: a
@@ -67,9 +66,8 @@ export function nameOfLabel(label) {
 }
 
 /** @param {any} raw @param {string} name @returns {ElementFacts | null} */
-function withSites(raw, name) {
-  if (!raw) return null;
-  return { ...raw, name, hrefSite: siteOf(raw.href), formSite: siteOf(raw.formAction) };
+function named(raw, name) {
+  return raw ? { ...raw, name } : null;
 }
 
 /**
@@ -81,13 +79,13 @@ function withSites(raw, name) {
  */
 export async function elementFacts(ctx, tabId, target) {
   const name = nameOfLabel(target.label);
-  if (target.objectId) return withSites(await ctx.frames.callOn(target.frame, target.objectId, FACTS), name);
+  if (target.objectId) return named(await ctx.frames.callOn(target.frame, target.objectId, FACTS), name);
   const n = refNumber(target.ref);
   if (n === null) return null;
-  return withSites(await ctx.frames.call(await ctx.frames.main(tabId), FACTS_OF_REF, [n]), name);
+  return named(await ctx.frames.call(await ctx.frames.main(tabId), FACTS_OF_REF, [n]), name);
 }
 
 /** The facts of the element that has the focus in the tab (keys go there). @param {Record<string, any>} ctx @param {number} tabId */
 export async function focusFacts(ctx, tabId) {
-  return withSites(await ctx.frames.call(await ctx.frames.main(tabId), FACTS_OF_FOCUS), "");
+  return named(await ctx.frames.call(await ctx.frames.main(tabId), FACTS_OF_FOCUS), "");
 }

@@ -8,10 +8,10 @@ import { inScope } from "./scope.js";
 
 /**
  * @typedef {{tag: string, type?: string, role?: string, name?: string, submits?: boolean,
- *   enterSubmits?: boolean, href?: string | null, formAction?: string | null, hrefSite?: string | null, formSite?: string | null,
+ *   enterSubmits?: boolean, href?: string | null, formAction?: string | null,
  *   autocomplete?: string, field?: string, inFrame?: boolean}} ElementFacts
  *   What the page says of the element acted on (approval/describe.js): submits, a click on it sends
- *   its form; enterSubmits, Enter in it sends its form; hrefSite/formSite, where a link or that form goes;
+ *   its form; enterSubmits, Enter in it sends its form; href/formAction, where a link or that form goes;
  *   field, its name and id (credential hints); inFrame, the focus is in a frame we cannot look into
  * @typedef {{action: string, element?: ElementFacts | null, key?: string, site?: string | null,
  *   targetSite?: string | null, dialog?: string, accept?: boolean, blocked?: boolean,

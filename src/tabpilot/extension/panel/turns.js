@@ -4,7 +4,7 @@
 // from the person's own text as it passes to the daemon, never from anything the agent or a page says.
 // Kept in chrome.storage.session, so a restarted worker still knows.
 import { readSaved } from "../state/saved.js";
-import { turnScope } from "../approval/scope.js";
+import { siteOf, turnScope } from "../approval/scope.js";
 
 export const TURNS_KEY = "tp_panel_turns";
 
@@ -18,6 +18,13 @@ export function createTurns({ storage, log = console }) {
   const table = readSaved(storage, TURNS_KEY, "the side panel's turn sites", log);
   let writes = Promise.resolve();
 
+  /** @param {Record<string, TurnSites>} all */
+  function save(all) {
+    // Chained so an older table can never land after a newer one.
+    writes = writes.then(() => storage.set({ [TURNS_KEY]: all })).catch((err) => log.warn("tabpilot: cannot save the turn sites", err));
+    return writes;
+  }
+
   return {
     /**
      * A turn starts on a page with the person's text (without what is attached: page text names no site).
@@ -25,10 +32,8 @@ export function createTurns({ storage, log = console }) {
      */
     async started(cid, url, text) {
       const all = await table;
-      const scope = turnScope(url, text);
-      all[cid] = { scope, start: turnScope(url, "").sites[0] ?? null };
-      writes = writes.then(() => storage.set({ [TURNS_KEY]: all })).catch((err) => log.warn("tabpilot: cannot save the turn sites", err));
-      await writes;
+      all[cid] = { scope: turnScope(url, text), start: siteOf(url) };
+      await save(all);
     },
     /** @param {string} cid @returns {Promise<TurnSites | null>} */
     async of(cid) {
@@ -39,8 +44,7 @@ export function createTurns({ storage, log = console }) {
       const all = await table;
       if (!(cid in all)) return;
       delete all[cid];
-      writes = writes.then(() => storage.set({ [TURNS_KEY]: all })).catch((err) => log.warn("tabpilot: cannot save the turn sites", err));
-      await writes;
+      await save(all);
     },
   };
 }
