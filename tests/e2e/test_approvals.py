@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import TABPILOT, Tabpilot, wait_until
+from harness import PAGES, TABPILOT, Tabpilot, wait_until
 from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
 from shop_server import Shop
 from test_consent import EXTENSION, chrome, extension_page
+from test_guards import ATTACKS, clicks_refused
 from test_person import Person, person_at, prompt_targets
 from test_sidepanel import agent_text, click_on, conversation_of, events_of, running, say, tool_rows
 from websockets.sync.client import connect
@@ -287,6 +288,48 @@ def test_with_no_panel_the_card_is_in_the_page_and_a_notification_and_a_script_c
     cid = conversation_of(tp, tab)["conversation_id"]
     ends = [e for e in events_of(tp, cid) if e["kind"] == "approval_end"]
     assert [(e["decision"], e["via"]) for e in ends] == [("allow", "page")]
+    turn_end(tp, cid)
+    chrome(options, f"chrome.tabs.remove({tab})")
+
+
+def page_fights(page: Person) -> None:
+    """The shop turns hostile: it runs the attacks on tabpilot's overlay of tests/pages/hostile/overlay.html."""
+    source = (PAGES / "hostile" / "overlay.html").read_text()
+    page.eval(source[source.index("<script>") + len("<script>") : source.index("</script>")])
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_a_page_that_fights_the_approval_card_never_gets_its_order_through(
+    tp: Tabpilot, options: Person, shop: Shop, attack: str
+) -> None:
+    tab = shop_tab(options, shop)
+    url = shop.url()
+    with popped_out(tp, tab) as panel:
+        say(panel, "Buy the bread [[script:order]]")
+        open_card(panel)
+    # No panel shows the conversation now: the card is in the page, which fights it.
+    chrome(options, f"chrome.tabs.update({tab}, {{active: true}})")
+    cid = conversation_of(tp, tab)["conversation_id"]
+
+    def undecided() -> bool:
+        return not shop.orders() and not any(e["kind"] == "approval_end" for e in events_of(tp, cid))
+
+    with person_at(tp, url) as page:
+        allow = wait_until(
+            lambda: page.in_prompt("approve", "button[data-answer=allow]"), timeout=15, interval=0.05
+        )
+        page_fights(page)
+        page.eval(f"attacks.{attack}()")
+        time.sleep(0.3)
+        clicks_refused(tp, url, undecided, allow)
+        # The page gives up: the same click, on the card now in plain sight, places the order.
+        page.eval("attacks.stop()")
+        page.click(
+            *wait_until(
+                lambda: page.in_prompt("approve", "button[data-answer=allow]"), timeout=15, interval=0.05
+            )
+        )
+        wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=15)
     turn_end(tp, cid)
     chrome(options, f"chrome.tabs.remove({tab})")
 

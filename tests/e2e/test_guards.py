@@ -13,7 +13,7 @@ import socketserver
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -104,14 +104,20 @@ def popup_window(tp: Tabpilot) -> Iterator[Person]:
         cdp(tp, "Target.closeTarget", {"targetId": target})
 
 
-def still_asking(proc: subprocess.Popen[str]) -> bool:
-    return proc.poll() is None
+def still_asking(proc: subprocess.Popen[str]) -> Callable[[], bool]:
+    """While the command that asked is still waiting for its answer."""
+
+    def waiting() -> bool:
+        return proc.poll() is None
+
+    return waiting
 
 
 def clicks_refused(
-    tp: Tabpilot, url: str, proc: subprocess.Popen[str], place: tuple[float, float], n: int = 4
+    tp: Tabpilot, url: str, waiting: Callable[[], bool], place: tuple[float, float], n: int = 4
 ) -> None:
-    """The person clicks where the prompt's button was, again and again: none of it is an answer.
+    """The person clicks where the prompt's button was, again and again: none of it is an answer
+    (`waiting` stays true).
 
     Each click comes over a connection of its own and is not waited for: the browser may never
     acknowledge input aimed at a frame the page tears down meanwhile."""
@@ -130,7 +136,7 @@ def clicks_refused(
                 }
                 ws.send(json.dumps({"id": n_ + 1, "method": "Input.dispatchMouseEvent", "params": params}))
             time.sleep(0.3)
-        assert still_asking(proc), proc.communicate()
+        assert waiting(), "a click the person could not see answered the prompt"
 
 
 @contextlib.contextmanager
@@ -159,7 +165,7 @@ def test_a_page_that_fights_the_borrow_prompt_never_gets_a_yes(
             allow = person.wait_for(action="allow", timeout=15)
             person.eval(f"attacks.{attack}()")
             time.sleep(0.3)
-            clicks_refused(tp, url, proc, allow)
+            clicks_refused(tp, url, still_asking(proc), allow)
             assert tab(browser_ui, theirs)["windowId"] == home
             # the page gives up: the same click, on the prompt now in plain sight, is a yes
             person.eval("attacks.stop()")
@@ -184,7 +190,7 @@ def test_a_page_that_fights_the_help_panel_never_gets_done(
             done = person.wait_for(action="help-done", timeout=15)
             person.eval(f"attacks.{attack}()")
             time.sleep(0.3)
-            clicks_refused(tp, url, proc, done)
+            clicks_refused(tp, url, still_asking(proc), done)
             person.eval("attacks.stop()")
             person.click(*person.wait_for(action="help-done", timeout=15))
             out, _ = proc.communicate(timeout=15)
