@@ -86,6 +86,21 @@ async def test_a_progress_frame_extends_the_call_no_further_than_the_daemon_allo
         assert time.monotonic() - started < 2.5
 
 
+async def test_a_timeout_after_progress_says_how_long_the_call_really_waited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rpc, "BUDGET_MARGIN_S", 0.2)
+    async with running_daemon() as d:
+        peer = await d.paired_peer()
+        # The progress frame moves a 0.5 s budget out to about 2.25 s; nobody answers.
+        peer.handlers["tool.click"] = asks_then_answers(peer, 5.0)
+        frame = {"id": "c1", "method": "tool.click", "params": {"target": "@e1", "timeout_ms": 300}}
+        lines = await lines_of(d.daemon_socket, frame)
+        error = lines[-1]["error"]
+        assert error["data"]["reason"] == "rpc_timeout"
+        assert "within 2 s" in error["message"], error["message"]
+
+
 async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -67,7 +67,8 @@ class PeerChannel:
         rpc_id = f"d-{next(self._ids)}"
         future: asyncio.Future[Any] = loop.create_future()
         self._pending[rpc_id] = future
-        self._deadlines[rpc_id] = (loop.time() + timeout_s + BUDGET_MARGIN_S, on_progress)
+        started = loop.time()
+        self._deadlines[rpc_id] = (started + timeout_s + BUDGET_MARGIN_S, on_progress)
         stoppers = {asyncio.ensure_future(event.wait()): error for event, error in stop_on}
         try:
             await self._send(protocol.request(rpc_id, method, params))
@@ -86,7 +87,8 @@ class PeerChannel:
                     raise error(method)
             raise RpcError(
                 "timeout",
-                f"{method} got no answer from the browser within {timeout_s + BUDGET_MARGIN_S:.0f} s",
+                # Progress frames may have moved the deadline: say how long it really waited.
+                f"{method} got no answer from the browser within {loop.time() - started:.0f} s",
                 "rpc_timeout",
             )
         finally:
