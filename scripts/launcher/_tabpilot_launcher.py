@@ -85,4 +85,4 @@ def run() -> int:
         _site()
         without_site = False
         from tabpilot.cli import fast
-    return fast.main(prepare_full=_site if without_site else None)
+    return fast.main(prepare_full=_site if without_site else None, leave=True)

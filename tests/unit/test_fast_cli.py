@@ -372,3 +372,29 @@ def test_page_text_is_fenced_alike_on_both_paths(daemon: FakeDaemon, argv: list[
     both(daemon, [*argv, "--no-boundaries"], reply)
     both(daemon, argv, reply, TABPILOT_BOUNDARIES="off")
     assert fast.plan([*argv, "--no-boundaries"]) is not None
+
+
+def test_a_large_answer_reaches_a_pipe_whole_before_the_hot_path_leaves(daemon: FakeDaemon) -> None:
+    # The hot path ends its process without the interpreter's clean-up: what it printed must be out.
+    page = "Zeile ü💥 " * 60_000 + "end"
+    both(daemon, ["text"], result({"text": page}))
+    both(daemon, ["snapshot", "--json"], result({"text": page, "tokens": 1}))
+
+
+def test_a_reader_that_stops_early_ends_the_hot_path_quietly(daemon: FakeDaemon) -> None:
+    daemon.reply = result({"text": "line\n" * 200_000})
+    reader = subprocess.Popen(["head", "-c", "5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.run(
+        [TABPILOT, "text", "--no-boundaries"],
+        env=env_for(daemon),
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    assert reader.stdin is not None and reader.stdout is not None
+    reader.stdin.close()
+    assert reader.stdout.read() == b"line\n"
+    reader.wait(timeout=10)
+    assert proc.returncode == 0
+    assert proc.stderr == ""
