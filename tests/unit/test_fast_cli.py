@@ -398,3 +398,23 @@ def test_a_reader_that_stops_early_ends_the_hot_path_quietly(daemon: FakeDaemon)
     reader.wait(timeout=10)
     assert proc.returncode == 0
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("closed", ["1", "2"])
+def test_a_closed_output_stream_ends_the_hot_path_as_it_ends_the_full_cli(
+    daemon: FakeDaemon, closed: str
+) -> None:
+    daemon.reply = result(RESULTS["tool.evaluate"])
+    runs = []
+    for command in (TABPILOT, " ".join(FULL)):
+        proc = subprocess.run(
+            f"{command} eval 1+1 {closed}>&-",
+            shell=True,
+            env=env_for(daemon),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        runs.append((proc.returncode, proc.stdout, proc.stderr))
+    assert runs[0] == runs[1]
+    assert "Traceback" not in runs[0][2]

@@ -352,6 +352,8 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
         from tabpilot import __version__
 
         print(f"tabpilot {__version__}")
+        if leave:
+            _leave(0)
         return 0
     call = plan(words)
     path = socket_path() if call is not None else None
@@ -410,7 +412,8 @@ def _leave(code: int) -> None:
         # Not contextlib.suppress: contextlib is no built-in module.
         try:  # noqa: SIM105
             stream.flush()
-        except (OSError, ValueError):
-            # The reader went away (e.g. `| head`): nothing left to say, as on the full path.
+        except (OSError, ValueError, AttributeError):
+            # The reader went away (e.g. `| head`), or the stream was closed before Python started (it
+            # is None then): nothing left to say, as on the full path.
             pass
     posix._exit(code)
