@@ -98,7 +98,8 @@ async def test_a_timeout_after_progress_says_how_long_the_call_really_waited(
         lines = await lines_of(d.daemon_socket, frame)
         error = lines[-1]["error"]
         assert error["data"]["reason"] == "rpc_timeout"
-        assert "within 2 s" in error["message"], error["message"]
+        waited = int(error["message"].rsplit("within ", 1)[1].split(" ", 1)[0])
+        assert waited >= 2, error["message"]
 
 
 async def test_the_cli_client_waits_past_its_margin_while_progress_says_so(

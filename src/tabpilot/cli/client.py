@@ -194,24 +194,10 @@ def call(
 
 def exchange(sock: _socket.socket, request: dict[str, Any], timeout_s: float) -> Any:
     """Send ``request`` on ``sock`` (closed after) and return the reply's result; raises RpcError."""
-    send(sock, request, timeout_s)
-    return receive(sock)
-
-
-def send(sock: _socket.socket, request: dict[str, Any], timeout_s: float) -> None:
-    """The first half of ``exchange``: the request is on its way (the socket is closed on failure)."""
     try:
         sock.settimeout(timeout_s + REPLY_MARGIN_S)
         # The socket stays open for writing until the reply comes: EOF tells the daemon to cancel.
         sock.sendall(fastjson.dumps(request).encode() + b"\n")
-    except OSError as exc:
-        sock.close()
-        raise _lost(exc) from None
-
-
-def receive(sock: _socket.socket) -> Any:
-    """The second half of ``exchange``: the reply's result (the socket is closed after); raises RpcError."""
-    try:
         raw = _read_reply(sock)
     except TimeoutError:
         from tabpilot.protocol import RpcError
@@ -222,7 +208,11 @@ def receive(sock: _socket.socket) -> Any:
             "rpc_timeout",
         ) from None
     except OSError as exc:
-        raise _lost(exc) from None
+        from tabpilot.protocol import RpcError
+
+        raise RpcError(
+            "daemon_unreachable", f"lost the daemon connection: {exc}", "client_disconnected"
+        ) from None
     finally:
         sock.close()
     try:
@@ -232,12 +222,6 @@ def receive(sock: _socket.socket) -> Any:
     if isinstance(reply, dict) and "result" in reply and "error" not in reply:
         return reply["result"]
     return _failed(raw, reply)
-
-
-def _lost(exc: OSError) -> Exception:
-    from tabpilot.protocol import RpcError
-
-    return RpcError("daemon_unreachable", f"lost the daemon connection: {exc}", "client_disconnected")
 
 
 def _failed(raw: bytes, reply: Any) -> Any:

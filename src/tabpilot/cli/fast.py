@@ -10,9 +10,8 @@ the same process, before anything was sent. Both print through the same renderer
 (``tabpilot.cli.outcomes``, ``tabpilot.cli.render``), and ``tests/unit/test_fast_cli.py`` checks them
 against each other, argv shape by argv shape.
 
-The request leaves before the modules that print its answer are loaded, and once the answer is
-written the ``tabpilot`` command ends its process at once: the interpreter's own clean-up took ~2 ms
-of a 15 ms command (bench, latency suite) and frees nothing a finished process keeps.
+Once its answer is written, the ``tabpilot`` command ends its process at once: the interpreter's own
+clean-up took ~2 ms of a 15 ms command (bench, latency suite) and frees nothing a finished process keeps.
 """
 
 # No `from __future__ import annotations` here: it imports the __future__ module, and every
@@ -20,7 +19,7 @@ of a 15 ms command (bench, latency suite) and frees nothing a finished process k
 import posix
 import sys
 
-from tabpilot.cli import client
+from tabpilot.cli import client, outcomes, render
 
 # The full CLI's defaults for these verbs (checked equal by the test).
 ACTION_TIMEOUT_S = 5.0
@@ -65,8 +64,7 @@ def _value_ok(kind: object, word: str) -> bool:
 
 
 class Plan:
-    """One tool call and how its result is printed: ``text(outcomes, result, nonce)``, with the module
-    ``tabpilot.cli.outcomes`` (imported while the call runs) and the page text's nonce."""
+    """One tool call and how its result is printed: ``text(result, nonce)``, nonce the page-text one."""
 
     def __init__(self, method: str, params: dict, timeout_s: float, text: object) -> None:
         self.method = method
@@ -97,7 +95,7 @@ def _click(pos: list, given: dict) -> Plan:
         "tool.click",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda o, r, n: o.action_text(r, o.click_line(r, button, double, n), n),
+        lambda r, n: outcomes.action_text(r, outcomes.click_line(r, button, double, n), n),
     )
 
 
@@ -108,7 +106,7 @@ def _simple(method: str, verb: str) -> object:
             method,
             _after({"target": target}, given),
             ACTION_TIMEOUT_S,
-            lambda o, r, n: o.action_text(r, o.simple_line(r, verb, n), n),
+            lambda r, n: outcomes.action_text(r, outcomes.simple_line(r, verb, n), n),
         )
 
     return build
@@ -120,7 +118,7 @@ def _fill(pos: list, given: dict) -> Plan:
         "tool.fill",
         _after({"target": target, "value": text}, given),
         ACTION_TIMEOUT_S,
-        lambda o, r, n: o.action_text(r, o.fill_line(r, n), n),
+        lambda r, n: outcomes.action_text(r, outcomes.fill_line(r, n), n),
     )
 
 
@@ -133,7 +131,7 @@ def _type(pos: list, given: dict) -> Plan:
         "tool.type",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda o, r, n: o.action_text(r, o.type_line(r, text, n), n),
+        lambda r, n: outcomes.action_text(r, outcomes.type_line(r, text, n), n),
     )
 
 
@@ -145,7 +143,7 @@ def _press(pos: list, given: dict) -> Plan:
         "tool.press",
         _after(params, given),
         ACTION_TIMEOUT_S,
-        lambda o, r, n: o.action_text(r, o.press_line(r, pos, n), n),
+        lambda r, n: outcomes.action_text(r, outcomes.press_line(r, pos, n), n),
     )
 
 
@@ -154,7 +152,7 @@ def _select(pos: list, given: dict) -> Plan:
         "tool.select",
         _after({"target": pos[0], "values": pos[1:]}, given),
         ACTION_TIMEOUT_S,
-        lambda o, r, n: o.action_text(r, o.select_line(r, n), n),
+        lambda r, n: outcomes.action_text(r, outcomes.select_line(r, n), n),
     )
 
 
@@ -165,7 +163,7 @@ def _check(checked: bool) -> object:
             "tool.check",
             _after({"target": target, "checked": checked}, given),
             ACTION_TIMEOUT_S,
-            lambda o, r, n: o.action_text(r, o.check_line(r, checked, n), n),
+            lambda r, n: outcomes.action_text(r, outcomes.check_line(r, checked, n), n),
         )
 
     return build
@@ -173,9 +171,7 @@ def _check(checked: bool) -> object:
 
 def _eval(pos: list, given: dict) -> Plan:
     (expression,) = pos
-    return Plan(
-        "tool.evaluate", {"expression": expression}, PAGE_TIMEOUT_S, lambda o, r, n: o.eval_text(r, n)
-    )
+    return Plan("tool.evaluate", {"expression": expression}, PAGE_TIMEOUT_S, outcomes.eval_text)
 
 
 def _open(pos: list, given: dict) -> Plan:
@@ -183,7 +179,7 @@ def _open(pos: list, given: dict) -> Plan:
     params: dict = {"url": url, "wait_until": given.get("--wait-until", "load")}
     if "--allow-file" in given:
         params["allow_file"] = True
-    return Plan("tool.navigate", params, PAGE_TIMEOUT_S, lambda o, r, n: o.open_line(r, n))
+    return Plan("tool.navigate", params, PAGE_TIMEOUT_S, outcomes.open_line)
 
 
 def _snapshot(pos: list, given: dict) -> Plan:
@@ -195,17 +191,17 @@ def _snapshot(pos: list, given: dict) -> Plan:
         params["urls"] = True
     if "--ref" in given:
         params["ref"] = given["--ref"]
-    return Plan("tool.snapshot", params, PAGE_TIMEOUT_S, lambda o, r, n: o.page_text(r, n))
+    return Plan("tool.snapshot", params, PAGE_TIMEOUT_S, outcomes.page_text)
 
 
 def _text(pos: list, given: dict) -> Plan:
     params = {"ref": given["--ref"]} if "--ref" in given else {}
-    return Plan("tool.text", params, PAGE_TIMEOUT_S, lambda o, r, n: o.page_text(r, n))
+    return Plan("tool.text", params, PAGE_TIMEOUT_S, outcomes.page_text)
 
 
 def _find(pos: list, given: dict) -> Plan:
     (text,) = pos
-    return Plan("tool.find", {"text": text}, PAGE_TIMEOUT_S, lambda o, r, n: o.find_text(r, n))
+    return Plan("tool.find", {"text": text}, PAGE_TIMEOUT_S, outcomes.find_text)
 
 
 WAIT_CONDITIONS = {
@@ -220,7 +216,9 @@ WAIT_CONDITIONS = {
 def _wait(pos: list, given: dict) -> Plan:
     ((option, value),) = ((k, v) for k, v in given.items() if k in WAIT_CONDITIONS)
     kind = WAIT_CONDITIONS[option]
-    return Plan("tool.wait", {kind: value}, WAIT_TIMEOUT_S, lambda o, r, n: o.wait_line(r, kind, value, n))
+    return Plan(
+        "tool.wait", {kind: value}, WAIT_TIMEOUT_S, lambda r, n: outcomes.wait_line(r, kind, value, n)
+    )
 
 
 # verb: (positionals (the last one repeats when the count is open-ended), open-ended, options, plan).
@@ -344,8 +342,8 @@ def _session(call: Plan) -> tuple[bool, object]:
 def main(argv: list | None = None, prepare_full: object = None, leave: bool = False) -> int:
     """Run ``tabpilot`` for argv; ``prepare_full`` (when given) runs before the full CLI takes over.
 
-    With ``leave``, a command the hot path ran ends the process itself once its output is out (the
-    ``tabpilot`` command): the interpreter's clean-up would only free what the process drops anyway.
+    With ``leave`` (the ``tabpilot`` command), what the hot path ran ends the process once its output
+    is out.
     """
     words = sys.argv[1:] if argv is None else argv
     if words == ["--version"]:
@@ -366,7 +364,22 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
             # Not running (the full CLI starts it), or something the full CLI explains.
             sock = None
         if sock is not None:
-            code = _run(call, sock, session)
+            params = dict(call.params)
+            params["timeout_ms"] = int(call.timeout_s * 1000)
+            request = client.frame(call.method, params, session, None)
+
+            raw = _environ(b"TABPILOT_BOUNDARIES")
+            boundaries = call.boundaries and not render.boundaries_off(
+                raw.decode("utf-8", "replace") if raw else None
+            )
+
+            def step() -> int:
+                result = client.exchange(sock, request, call.timeout_s)
+                return render.emit(
+                    result, call.text(result, render.page_nonce(result, boundaries)), call.as_json
+                )
+
+            code = render.guarded(step, call.as_json)
             if leave:
                 _leave(code)
             return code
@@ -375,35 +388,6 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
     from tabpilot.cli.main import main as full
 
     return full(words)
-
-
-def _run(call: Plan, sock: object, session: object) -> int:
-    """Send the call, then load what prints its answer while the browser works on it."""
-    params = dict(call.params)
-    params["timeout_ms"] = int(call.timeout_s * 1000)
-    request = client.frame(call.method, params, session, None)
-    failed: BaseException | None = None
-    try:
-        client.send(sock, request, call.timeout_s)
-    except (Exception, KeyboardInterrupt) as exc:
-        # Reported below as any failure of the call is.
-        failed = exc
-    from tabpilot.cli import outcomes, render
-
-    raw = _environ(b"TABPILOT_BOUNDARIES")
-    boundaries = call.boundaries and not render.boundaries_off(
-        raw.decode("utf-8", "replace") if raw else None
-    )
-
-    def step() -> int:
-        if failed is not None:
-            raise failed
-        result = client.receive(sock)
-        return render.emit(
-            result, call.text(outcomes, result, render.page_nonce(result, boundaries)), call.as_json
-        )
-
-    return render.guarded(step, call.as_json)
 
 
 def _leave(code: int) -> None:
