@@ -539,11 +539,19 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
             wait_until(lambda p=panel: agent_text(p) == "Quick answer." and not running(p), timeout=60)
     with extension_page(tp, "popup/popup.html") as popup:
         window_id = chrome(popup, "chrome.windows.getCurrent()")["id"]
-        activate(browser_ui, a)
+        # A popup is in front when the person clicks it: a click on a tab in the background is no
+        # person's click (Chromium may hold a hidden page's input).
+        activate(browser_ui, chrome(popup, "chrome.tabs.getCurrent()")["id"])
+        wait_until(lambda: popup.eval("document.visibilityState") == "visible", timeout=10)
         click_on(popup, "#open-panel")
-        target = wait_until(
-            lambda: next((t for t in tp.devtools().targets() if t["url"] == PANEL), None), timeout=10
-        )
+        try:
+            target = wait_until(
+                lambda: next((t for t in tp.devtools().targets() if t["url"] == PANEL), None), timeout=10
+            )
+        except AssertionError:
+            raise AssertionError(
+                f"no side panel: the popup says {popup.eval('document.body.innerText')!r}"
+            ) from None
         assert target["type"] == "page"
         try:
             with person_at(tp, PANEL) as panel:
@@ -557,6 +565,7 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
                 # node-tested (tests/js/panel/opener.test.js).
                 commands = chrome(panel, "chrome.commands.getAll()")
                 assert any(c["name"] == "open-side-panel" for c in commands), commands
+                activate(browser_ui, a)
                 wait_until(lambda: user_bubbles(panel) == ["About A [[script:quick]]"], timeout=10)
                 activate(browser_ui, b)
                 wait_until(lambda: user_bubbles(panel) == ["About B [[script:quick]]"], timeout=10)

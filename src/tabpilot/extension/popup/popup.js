@@ -146,7 +146,10 @@ $("stop-all").addEventListener("click", () => send("stop_all", null));
 let windowId;
 chrome.windows.getCurrent().then((w) => (windowId = w.id));
 $("open-panel").addEventListener("click", () => {
-  if (windowId === undefined) return;
+  if (windowId === undefined) {
+    showText($("last-error"), "This window is not known yet: click again in a moment.");
+    return;
+  }
   chrome.sidePanel.open({ windowId }).then(
     // The popup has done its job; popup.html opened in a tab stays.
     async () => (await chrome.tabs.getCurrent()) === undefined && window.close(),
