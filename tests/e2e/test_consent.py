@@ -100,7 +100,7 @@ def debugged(tp: Tabpilot, url: str) -> bool:
 def answer_borrow(tp: Tabpilot, url: str, action: str) -> None:
     """The person answers the borrow prompt in the page, once its buttons are armed."""
     with person_at(tp, url) as person:
-        person.click(*person.wait_for(action=action, timeout=15))
+        person.answer(action)
         wait_until(lambda: person.prompt_frame("borrow") is None, timeout=5, interval=0.05)
 
 

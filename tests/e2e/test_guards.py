@@ -169,7 +169,7 @@ def test_a_page_that_fights_the_borrow_prompt_never_gets_a_yes(
             assert tab(browser_ui, theirs)["windowId"] == home
             # the page gives up: the same click, on the prompt now in plain sight, is a yes
             person.eval("attacks.stop()")
-            person.click(*person.wait_for(action="allow", timeout=15))
+            person.answer("allow")
             out, err = proc.communicate(timeout=15)
             assert proc.returncode == 0, (out, err)
             assert tab(browser_ui, theirs)["windowId"] != home
@@ -192,7 +192,7 @@ def test_a_page_that_fights_the_help_panel_never_gets_done(
             time.sleep(0.3)
             clicks_refused(tp, url, still_asking(proc), done)
             person.eval("attacks.stop()")
-            person.click(*person.wait_for(action="help-done", timeout=15))
+            person.answer("help-done")
             out, _ = proc.communicate(timeout=15)
         finally:
             proc.kill()

@@ -130,5 +130,5 @@ def test_every_command_in_the_skill_works_as_written(tp: Tabpilot, pages: PageSe
 def press_done(tp: Tabpilot, url: str) -> None:
     """The person reads the help panel and presses Done."""
     with person_at(tp, url) as person:
-        person.click(*person.wait_for(action="help-done", timeout=20))
+        person.answer("help-done", timeout=20)
         wait_until(lambda: person.prompt_frame("help") is None, timeout=5, interval=0.05)
