@@ -63,3 +63,25 @@ test("the action code travels to a frame's world once: later looks send a line, 
   await look();
   assert.equal(sent.length, 5, "a new world (the page navigated) gets it again");
 });
+
+test("a call on a ref looked at without a handle finds the element by its number, and a ref gone since is stale", async () => {
+  const { callOnTarget } = await import("../../../src/tabpilot/extension/page/actionability.js");
+  const { AGENT_KEY } = await import("../../../src/tabpilot/extension/snapshot/index.js");
+  const vm = await import("node:vm");
+  const context = vm.createContext({});
+  vm.runInContext(`const field = { value: "old" }; globalThis[Symbol.for(${JSON.stringify(AGENT_KEY)})] = { resolve: (n) => (n === 7 ? field : null) };`, context);
+  const byHandle = [];
+  const ctx = {
+    frames: {
+      call: async (frame, source, args) => vm.runInContext(`(${source})`, context)(...args),
+      callOn: async (frame, objectId, source, args) => (byHandle.push(objectId), "by handle"),
+    },
+  };
+  const frame = { tabId: 1, sessionId: null, frameId: "F" };
+  const set = "function (value) { const was = this.value; this.value = value; return was; }";
+  assert.equal(await callOnTarget(ctx, { frame, objectId: null, ref: "e7", label: "textbox" }, set, ["new"]), "old");
+  assert.equal(await callOnTarget(ctx, { frame, objectId: null, ref: "e7", label: "textbox" }, "function () { return this.value; }"), "new");
+  await assert.rejects(callOnTarget(ctx, { frame, objectId: null, ref: "e8", label: "textbox" }, set, ["x"]), { reason: "ref_stale" });
+  assert.equal(await callOnTarget(ctx, { frame, objectId: "H1", ref: "e7", label: "textbox" }, set, ["x"]), "by handle");
+  assert.deepEqual(byHandle, ["H1"]);
+});

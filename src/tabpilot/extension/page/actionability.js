@@ -50,8 +50,8 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
  *            position?: Point | null, handle?: boolean, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
  *   visible false: the element only has to be attached (and enabled); it gets no action point
  *   label: a <label> target stands for its control (fill, select, focus a field by its label)
- *   handle false: the caller only needs the point (click, hover): a ref of the top document is then
- *   found, described and prepared in one round trip, and the result holds no object id (objectId null)
+ *   handle false: the caller needs no object id (the point, or callOnTarget): a ref of the top document
+ *   is then found, described and prepared in one round trip, and the result holds none (objectId null)
  */
 
 // ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
@@ -461,6 +461,22 @@ function pause(ms, signal) {
 export function release(ctx, t) {
   if (!t.objectId) return;
   void ctx.frames.send(t.frame, "Runtime.releaseObject", { objectId: t.objectId }).catch(() => {});
+}
+
+/** Wraps a function so the agent world calls it on a ref's element, found by the ref's number. @param {string} source */
+const onRef = (source) => `function (n, ...args) { const el = ${AGENT}.resolve(n); return el ? { value: (${source}).apply(el, args) } : null; }`;
+
+/**
+ * Call a function on the target's element (`this`) and return its value: through its object id, or,
+ * for a ref looked at without one (handle false), in the agent world by the ref's number, which costs
+ * no handle; a ref whose element went meanwhile is stale.
+ * @param {Record<string, any>} ctx @param {ResolvedTarget} target @param {string} source @param {unknown[]} [args]
+ */
+export async function callOnTarget(ctx, target, source, args = []) {
+  if (target.objectId) return ctx.frames.callOn(target.frame, target.objectId, source, args);
+  const answer = await ctx.frames.call(target.frame, onRef(source), [refNumber(target.ref), ...args]);
+  if (answer === null) throw staleRef(/** @type {string} */ (target.ref));
+  return answer.value;
 }
 
 /**

@@ -2,7 +2,7 @@
 // tool.focus / tool.fill / tool.select / tool.check: form fields, through the actionability routine.
 import { RpcError } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, release } from "../../page/actionability.js";
+import { actionable, callOnTarget, release } from "../../page/actionability.js";
 import { click, keys } from "../../page/input.js";
 import { comboEvents, parseCombo } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -110,9 +110,9 @@ const norm = (/** @type {string} */ s) => s.replace(/[\s\u00a0]+/g, " ").trim();
 export async function focus(params, ctx) {
   const raw = requireString(params, "target");
   const action = await beginAction(params, ctx);
-  const target = await actionable(ctx, action.tabId, raw, { label: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
+  const target = await actionable(ctx, action.tabId, raw, { label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   try {
-    await ctx.frames.callOn(target.frame, target.objectId, "function () { this.focus(); }");
+    await callOnTarget(ctx, target, "function () { this.focus(); }");
     return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target) });
   } finally {
     release(ctx, target);
@@ -124,21 +124,24 @@ export async function fill(params, ctx) {
   const raw = requireString(params, "target");
   if (typeof params.value !== "string") throw new RpcError("invalid_params", "value must be a string (\"\" empties the field)");
   const value = params.value;
-  const action = await beginAction(params, ctx);
+  const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
-  const target = await actionable(ctx, action.tabId, raw, { editable: true, label: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  const target = await actionable(ctx, action.tabId, raw, { editable: true, label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  // Its one input is text for the field it focuses, wherever the overlay is: no shield needs to come
+  // up and open for it, as for a click with none of the overlay at its point.
+  ctx.shield?.clear();
   try {
     const what = { action: "fill", target: `${targetInfo(target).name} (value [redacted])`, facts: () => elementFacts(ctx, action.tabId, target) };
     if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const typing = (async () => {
-      const prepared = await ctx.frames.callOn(target.frame, target.objectId, FILL_PREPARE, [value]);
+      const prepared = await callOnTarget(ctx, target, FILL_PREPARE, [value]);
       if (prepared.mode === "direct") return { value: prepared.value, rich: false };
       // Typed text replaces the selection, with the beforeinput/input events of real typing;
       // an empty value is a Delete of the selection.
       if (value === "") await keys(action.send, comboEvents(parseCombo("Delete")));
       else await action.send("Input.insertText", { text: value });
-      return ctx.frames.callOn(target.frame, target.objectId, FILL_FINISH, [prepared.before]);
+      return callOnTarget(ctx, target, FILL_FINISH, [prepared.before]);
     })();
     const { value: filled, outcome } = await watch.settle(typing, { deadline: action.deadline, signal });
     const result = { tab_id: action.tabId, target: targetInfo(target), value, ...outcome };
@@ -163,11 +166,11 @@ export async function select(params, ctx) {
     throw new RpcError("invalid_params", "values must be a non-empty list of option values or labels");
   }
   const action = await beginAction(params, ctx);
-  const target = await actionable(ctx, action.tabId, raw, { label: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
+  const target = await actionable(ctx, action.tabId, raw, { label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   try {
     const name = targetInfo(target).name;
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
-    const { value: done, outcome } = await watch.settle(ctx.frames.callOn(target.frame, target.objectId, SELECT, [values]), { deadline: action.deadline, signal: ctx.signal });
+    const { value: done, outcome } = await watch.settle(callOnTarget(ctx, target, SELECT, [values]), { deadline: action.deadline, signal: ctx.signal });
     if (done?.error) throw selectError(done, name);
     return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), selected: done?.selected ?? [], multiple: done?.multiple ?? false, ...outcome });
   } finally {
@@ -201,11 +204,11 @@ export async function check(params, ctx) {
   const raw = requireString(params, "target");
   const wanted = params.checked ?? true;
   if (typeof wanted !== "boolean") throw new RpcError("invalid_params", "checked must be true or false");
-  const action = await beginAction(params, ctx);
+  const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
-  const target = await actionable(ctx, action.tabId, raw, { pointer: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  const target = await actionable(ctx, action.tabId, raw, { pointer: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
-    const before = await ctx.frames.callOn(target.frame, target.objectId, CHECK_STATE);
+    const before = await callOnTarget(ctx, target, CHECK_STATE);
     // A label is clicked as a person would, and named after the control it toggles.
     const named = before.kind && target.label.split(" ", 1)[0] === "label" ? { ...target, label: `${before.kind}${target.label.slice("label".length)}` } : target;
     const info = targetInfo(named);
@@ -222,7 +225,7 @@ export async function check(params, ctx) {
     }
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const { outcome } = await watch.settle(click(action.send, target.point), { deadline: action.deadline, signal });
-    const after = outcome.dialog?.handled === "open" || outcome.navigated ? null : await ctx.frames.callOn(target.frame, target.objectId, CHECK_STATE);
+    const after = outcome.dialog?.handled === "open" || outcome.navigated ? null : await callOnTarget(ctx, target, CHECK_STATE);
     if (after && after.checked !== wanted) {
       throw new RpcError("invalid_params", `clicking ${info.name} did not ${wanted ? "check" : "uncheck"} it`, "element_not_checkable", {
         hint: "The page handles it differently; look at it with `tabpilot snapshot` and click what toggles it.",

@@ -2,7 +2,7 @@
 // tool.type / tool.press: real key events, into the focused element or a target focused first.
 import { RpcError } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, release } from "../../page/actionability.js";
+import { actionable, callOnTarget, release } from "../../page/actionability.js";
 import { keys, type as typeText } from "../../page/input.js";
 import { parseCombo, comboEvents, textEvents } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -37,9 +37,9 @@ const FOCUS_AT_END = `function () {
 async function focusTarget(params, ctx, action, editable) {
   if (params.target === undefined || params.target === null) return null;
   const raw = requireString(params, "target");
-  const target = await actionable(ctx, action.tabId, raw, { editable, label: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
+  const target = await actionable(ctx, action.tabId, raw, { editable, label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   try {
-    await ctx.frames.callOn(target.frame, target.objectId, FOCUS_AT_END);
+    await callOnTarget(ctx, target, FOCUS_AT_END);
   } finally {
     release(ctx, target);
   }
@@ -74,8 +74,11 @@ export async function press(params, ctx) {
   if (specs.length === 0 || specs.some((k) => typeof k !== "string")) throw new RpcError("invalid_params", "keys must be a non-empty list of key names");
   // Every key is checked before the first one is pressed.
   const combos = specs.map((spec) => parseCombo(spec, { platform: PLATFORM }));
-  const action = await beginAction(params, ctx);
+  const action = await beginAction(params, ctx, { gesture: true });
   const target = await focusTarget(params, ctx, action, false);
+  // A few keys for the focused element, wherever the overlay is: no shield needs to come up and open
+  // for them, as for a click with none of the overlay at its point.
+  ctx.shield?.clear();
   // Enter can send a form: the rules look at where the focus is.
   if (combos.some((c) => /(^|\+)Enter$/.test(c.label))) {
     const what = { action: "press", key: "Enter", target: `Enter in ${target ? targetInfo(target).name : "the focused element"}`, facts: () => focusFacts(ctx, action.tabId) };
