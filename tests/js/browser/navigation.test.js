@@ -132,7 +132,8 @@ test("errorText fails with navigation_failed", async () => {
 test("timeout reports the furthest state reached and the committed URL", async () => {
   const cdp = scriptedCdp();
   cdp.replies.set("Page.navigate", () => ({ frameId: MAIN, loaderId: "L-new" }));
-  const result = navigate(cdp, { timeoutMs: 30 });
+  // Long enough that a loaded machine still emits both events before the deadline.
+  const result = navigate(cdp, { timeoutMs: 300 });
   await tick();
   cdp.emit(...committed("L-new"));
   cdp.emit(...lifecycle("DOMContentLoaded", "L-new"));
@@ -205,7 +206,7 @@ test("reload learns its loader from the main frame's commit", async () => {
 
 test("a child frame's commit does not name the loader", async () => {
   const cdp = scriptedCdp();
-  const result = history(cdp, { kind: "reload", timeoutMs: 30 });
+  const result = history(cdp, { kind: "reload", timeoutMs: 300 });
   await tick();
   cdp.emit("Page.frameNavigated", { frame: { id: "F-child", parentId: MAIN, loaderId: "L-child", url: "x" }, type: "Navigation" });
   cdp.emit(...lifecycle("load", "L-child", "F-child"));
