@@ -363,3 +363,21 @@ test("the badge says what the agent does, never what it types", () => {
   assert.equal(activityOf("tool.drag", { source: "#a", target: "#b" }), "drag #a");
   assert.equal(activityOf("tool.scroll", { direction: "down" }), "scroll down");
 });
+
+test("a gesture of keys goes without a message wherever the overlay is; a pointer gesture still waits for the shield unless its point is clear", async () => {
+  const log = [];
+  const { overlay } = setup({ pages: { 1: (m) => (log.push(`${m.kind} ${m.on ?? m.open ?? m.text}${m.pass ? " pass" : ""}`), { ok: true }) } });
+  const keys = overlay.shield(1, { activity: "fill @e3", pass: true });
+  const send = keys.gate(() => (log.push("input"), Promise.resolve({})));
+  await send("Input.insertText", { text: "Ada" });
+  await send("Input.dispatchKeyEvent", { type: "keyDown", key: "Tab" });
+  assert.deepEqual(log, ["input", "input"], "nothing before the keys");
+  keys.release();
+  await tick();
+  assert.deepEqual(log, ["input", "input", "activity fill @e3"]);
+  log.length = 0;
+  const pointer = overlay.shield(1, { activity: "click @e3", pass: true });
+  await pointer.gate(() => (log.push("input"), Promise.resolve({})))("Input.dispatchMouseEvent", { type: "mousePressed", x: 1, y: 2 });
+  assert.deepEqual(log, ["shield true pass", "input"], "the overlay may be at the point: the shield comes up open first");
+  pointer.release();
+});

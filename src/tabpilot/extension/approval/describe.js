@@ -2,8 +2,7 @@
 // What the approval rules need to know of an element, read in its page: is it a control that submits
 // its form, a field whose value is a secret, a link to somewhere. Also the element that has the focus
 // (where `press` and `type` without a target send their keys). Only side-panel sessions pay for this.
-import { AGENT } from "../browser/frames.js";
-import { refNumber } from "../page/refs.js";
+import { callOnTarget } from "../page/actionability.js";
 
 /**
  * `this` = the element acted on (or the one with the focus). The control it belongs to decides: a
@@ -34,7 +33,6 @@ function factsInPage() {
   };
 }
 const FACTS = factsInPage.toString();
-const FACTS_OF_REF = `function (n) { const el = ${AGENT}.resolve(n); return el ? (${FACTS}).call(el) : null; }`;
 /** The deepest focused element, through open shadow roots and same-origin frames. */
 const FACTS_OF_FOCUS = `function () {
   let el = document.activeElement;
@@ -71,18 +69,17 @@ function named(raw, name) {
 }
 
 /**
- * The facts of an element an action resolved (with or without an object handle: a ref of the top
- * document is looked up again by its number).
- * @param {Record<string, any>} ctx @param {number} tabId
- * @param {{frame: import("../browser/frames.js").FrameHandle, objectId: string | null, ref: string | null, label: string}} target
+ * The facts of an element an action resolved (with or without an object handle, see callOnTarget);
+ * none for an element gone since the look (the action itself finds that out).
+ * @param {Record<string, any>} ctx @param {import("../page/targets.js").ResolvedTarget} target
  * @returns {Promise<ElementFacts | null>}
  */
-export async function elementFacts(ctx, tabId, target) {
-  const name = nameOfLabel(target.label);
-  if (target.objectId) return named(await ctx.frames.callOn(target.frame, target.objectId, FACTS), name);
-  const n = refNumber(target.ref);
-  if (n === null) return null;
-  return named(await ctx.frames.call(await ctx.frames.main(tabId), FACTS_OF_REF, [n]), name);
+export async function elementFacts(ctx, target) {
+  const raw = await callOnTarget(ctx, target, FACTS).catch((err) => {
+    if (err?.reason === "ref_stale") return null;
+    throw err;
+  });
+  return named(raw, nameOfLabel(target.label));
 }
 
 /** The facts of the element that has the focus in the tab (keys go there). @param {Record<string, any>} ctx @param {number} tabId */

@@ -34,8 +34,8 @@ async function emulateFocus(ctx, tabId) {
 /**
  * @param {Record<string, any>} params
  * @param {Record<string, any>} ctx
- * @param {{defaultTimeoutMs?: number, gesture?: boolean}} [options] gesture: the pointer acts right
- *   after the first look at the element (the shield comes up open for it)
+ * @param {{defaultTimeoutMs?: number, gesture?: boolean}} [options] gesture: the pointer or a few keys
+ *   act right after the first look at the element (the shield comes up only when they need it)
  */
 export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEOUT_MS, gesture = false } = {}) {
   const timeoutMs = timeoutOf(params, defaultTimeoutMs);

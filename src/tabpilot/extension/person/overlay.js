@@ -38,6 +38,8 @@
  * @typedef {"borrow" | "help" | "approve"} AskKind
  */
 
+/** The agent's input that goes to the focused element, not to a point. */
+const KEY_INPUT = /^Input\.(dispatchKeyEvent|insertText|imeSetComposition)$/;
 /** How long the shield stays open after the agent's last input of a gesture (see shield). */
 const PASS_CLOSES_AFTER_MS = 50;
 /** The longest activity line a badge shows. */
@@ -274,11 +276,11 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
      * A page handles its messages in the order they were sent.
      * @param {number} tabId
      * @param {{activity?: string, pass?: boolean}} [options] activity: what the badge says the agent does
-     *   (in the same message); pass: a gesture follows the first look at once (a click, a hover). The
-     *   shield would be open for it anyway, so it comes up only when needed: with the gesture when the
-     *   overlay is at its point (see `clear`), closed when the first look finds the element not ready or
-     *   once the gesture is over (as an open shield closes); an action over before that only updates
-     *   the badge, after its answer
+     *   (in the same message); pass: a gesture follows the first look at once (a click, a hover, a
+     *   fill's text, a few keys). The shield would be open for it anyway, so it comes up only when
+     *   needed: with a pointer gesture when the overlay is at its point (see `clear`; keys need it
+     *   never), closed when the first look finds the element not ready or once the gesture is over
+     *   (as an open shield closes); an action over before that only updates the badge, after its answer
      */
     shield(tabId, { activity, pass = false } = {}) {
       /** @type {Record<string, unknown>} */
@@ -328,8 +330,9 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
             clearTimeout(closing);
             try {
               // Unhindered: what the page was told before (an earlier action's shield taken down) is
-              // in once its last message was answered, at once as a rule.
-              await (unhindered ? lastPosts.get(tabId) : open());
+              // in once its last message was answered, at once as a rule. Keys go to the focused
+              // element, so with no shield up nothing of the overlay is in their way either.
+              await (unhindered || (up === null && KEY_INPUT.test(method)) ? lastPosts.get(tabId) : open());
               return await send(method, params);
             } finally {
               // Closed when no gesture followed for a moment: the steps of a drag or of slow typing

@@ -127,11 +127,8 @@ export async function fill(params, ctx) {
   const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
   const target = await actionable(ctx, action.tabId, raw, { editable: true, label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
-  // Its one input is text for the field it focuses, wherever the overlay is: no shield needs to come
-  // up and open for it, as for a click with none of the overlay at its point.
-  ctx.shield?.clear();
   try {
-    const what = { action: "fill", target: `${targetInfo(target).name} (value [redacted])`, facts: () => elementFacts(ctx, action.tabId, target) };
+    const what = { action: "fill", target: `${targetInfo(target).name} (value [redacted])`, facts: () => elementFacts(ctx, target) };
     if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const typing = (async () => {

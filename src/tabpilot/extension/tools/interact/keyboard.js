@@ -76,9 +76,6 @@ export async function press(params, ctx) {
   const combos = specs.map((spec) => parseCombo(spec, { platform: PLATFORM }));
   const action = await beginAction(params, ctx, { gesture: true });
   const target = await focusTarget(params, ctx, action, false);
-  // A few keys for the focused element, wherever the overlay is: no shield needs to come up and open
-  // for them, as for a click with none of the overlay at its point.
-  ctx.shield?.clear();
   // Enter can send a form: the rules look at where the focus is.
   if (combos.some((c) => /(^|\+)Enter$/.test(c.label))) {
     const what = { action: "press", key: "Enter", target: `Enter in ${target ? targetInfo(target).name : "the focused element"}`, facts: () => focusFacts(ctx, action.tabId) };
