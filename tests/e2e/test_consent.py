@@ -38,7 +38,9 @@ def extension_page(tp: Tabpilot, path: str) -> Iterator[Person]:
     target = cdp(tp, "Target.createTarget", {"url": url})["targetId"]
     try:
         with person_at(tp, url) as page:
-            wait_until(lambda: page.eval("document.readyState") == "complete")
+            # The new target reports its URL before its document commits: until then the page is the
+            # initial about:blank, whose `chrome` has no extension APIs (a CI failure on chrome.windows).
+            wait_until(lambda: page.eval("[location.href, document.readyState]") == [url, "complete"])
             yield page
     finally:
         cdp(tp, "Target.closeTarget", {"targetId": target})
