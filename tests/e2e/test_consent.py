@@ -33,9 +33,9 @@ def chrome(page: Person, expression: str) -> Any:
 
 
 @contextlib.contextmanager
-def extension_page(tp: Tabpilot, path: str) -> Iterator[Person]:
+def extension_page(tp: Tabpilot, path: str, new_window: bool = False) -> Iterator[Person]:
     url = f"{EXTENSION}/{path}"
-    target = cdp(tp, "Target.createTarget", {"url": url})["targetId"]
+    target = cdp(tp, "Target.createTarget", {"url": url, "newWindow": new_window})["targetId"]
     try:
         with person_at(tp, url) as page:
             # The new target reports its URL before its document commits: until then the page is the

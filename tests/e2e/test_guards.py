@@ -23,13 +23,13 @@ from test_consent import (
     browser_ui,  # noqa: F401  (a fixture)
     chrome,
     error_of,
+    extension_page,
     page_target_loaded,
     persons_window,
     tab,
     unblocked,  # noqa: F401  (a fixture)
 )
 from test_person import Person, page_target, person_at
-from test_resilience import cdp
 from websockets.sync.client import connect
 
 ATTACKS = ["restyle", "hide", "cover", "move", "remove", "reinsert"]
@@ -94,14 +94,8 @@ def rules_in_force(ui: Person) -> None:
 @contextlib.contextmanager
 def popup_window(tp: Tabpilot) -> Iterator[Person]:
     """The toolbar popup, open in a window of its own (not the Agent Window, which Stop may close)."""
-    url = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/popup/popup.html"
-    target = cdp(tp, "Target.createTarget", {"url": url, "newWindow": True})["targetId"]
-    try:
-        with person_at(tp, url) as page:
-            wait_until(lambda: page.eval("document.readyState") == "complete")
-            yield page
-    finally:
-        cdp(tp, "Target.closeTarget", {"targetId": target})
+    with extension_page(tp, "popup/popup.html", new_window=True) as page:
+        yield page
 
 
 def still_asking(proc: subprocess.Popen[str]) -> Callable[[], bool]:
