@@ -556,7 +556,9 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
         try:
             with person_at(tp, PANEL) as panel:
                 # Shown beside the page: visible, and as narrow as a side panel is.
-                wait_until(lambda: panel.eval("document.visibilityState") == "visible", timeout=10)
+                # Its own document, not the target's initial about:blank.
+                shown = "[location.href, document.readyState, document.visibilityState]"
+                wait_until(lambda: panel.eval(shown) == [PANEL, "complete", "visible"], timeout=10)
                 width = panel.eval("innerWidth")
                 assert 280 <= width <= 520, width
                 assert chrome(panel, "chrome.windows.getCurrent()")["id"] == window_id
