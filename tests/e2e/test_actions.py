@@ -68,6 +68,11 @@ def test_new_tabs_stay_in_the_session_and_become_current(tp: Tabpilot, pages: Pa
     tabs = tp.run("tab", "list", "--json", *s).json["tabs"]
     assert len(tabs) == 3 and opener in [t["tab_id"] for t in tabs]
     assert page_value(tp, "location.search", *s) == "?from=popup"
+    # A new tab whose server is slow to answer: the next command reads the page, not about:blank.
+    tp.run("tab", "select", str(opener), *s)
+    slow = tp.run("click", "#slow", "--json", *s).json["opened_tab"]
+    assert slow["current"] and slow["url"].endswith("/slow?ms=800"), slow
+    assert page_value(tp, "document.title", *s) == "Slow page"
     tp.run("session", "stop", "tabs")
 
 

@@ -48,7 +48,10 @@ class Person:
         self.n += 1
         self.ws.send(json.dumps({"id": self.n, "method": method, "params": params or {}}))
         while True:
-            reply = json.loads(self.ws.recv(timeout=10))
+            try:
+                reply = json.loads(self.ws.recv(timeout=10))
+            except TimeoutError:
+                raise AssertionError(f"the page answered no {method} within 10 s ({params})") from None
             if reply.get("id") == self.n:
                 assert "error" not in reply, reply
                 return reply["result"]

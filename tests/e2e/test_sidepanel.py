@@ -556,9 +556,10 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
         try:
             with person_at(tp, PANEL) as panel:
                 # Shown beside the page: visible, and as narrow as a side panel is.
-                # Its own document, not the target's initial about:blank.
-                shown = "[location.href, document.readyState, document.visibilityState]"
-                wait_until(lambda: panel.eval(shown) == [PANEL, "complete", "visible"], timeout=10)
+                # Its own document, not the target's initial about:blank, and laid out (a loaded
+                # machine showed it visible with no width yet).
+                shown = "[location.href, document.readyState, document.visibilityState, innerWidth > 0]"
+                wait_until(lambda: panel.eval(shown) == [PANEL, "complete", "visible", True], timeout=10)
                 width = panel.eval("innerWidth")
                 assert 280 <= width <= 520, width
                 assert chrome(panel, "chrome.windows.getCurrent()")["id"] == window_id
@@ -632,7 +633,15 @@ def test_after_the_service_worker_restarts_the_panel_reconnects_and_misses_nothi
                     for v in message["params"]["versions"]
                 )
         panel.send("ServiceWorker.disable")
-        wait_until(lambda: not running(panel) and len(words(agent_text(panel))) == len(full), timeout=90)
+        try:
+            wait_until(lambda: not running(panel) and len(words(agent_text(panel))) == len(full), timeout=90)
+        except AssertionError:
+            shows = panel.eval("document.body.innerText")[-600:]
+            end = turn_ended(tp, conversation_of(tp, tab)["conversation_id"])
+            raise AssertionError(
+                f"running={running(panel)}, {len(words(agent_text(panel)))} of {len(full)} words; "
+                f"the panel shows {shows!r}; the turn's end: {end}"
+            ) from None
         assert words(agent_text(panel)) == full
         assert before < len(full), "the worker stopped mid-stream"
     cid = conversation_of(tp, tab)["conversation_id"]

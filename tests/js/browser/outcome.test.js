@@ -154,6 +154,28 @@ test("a window the page opens is found as a tab of the session and made current"
   assert.equal(created.listeners.size, 0);
 });
 
+test("a new tab made current is reported once its navigation has committed (not its initial about:blank)", async () => {
+  const { ctx, cdp, created, tabsInSession } = fakeContext();
+  let looks = 0;
+  const committedAt = Date.now() + 120;
+  ctx.tabs.get = async (id) => {
+    looks += 1;
+    return Date.now() < committedAt ? { id, url: "", pendingUrl: "https://site/popup" } : { id, url: "https://site/popup?landed" };
+  };
+  tabsInSession.push({ id: 31 });
+  const watch = await watchOutcome(ctx, TAB, "s");
+  const input = deferred();
+  const settled = watch.settle(input.promise, { deadline: later() });
+  cdp.emit("Page.windowOpen", { url: "https://site/popup" });
+  input.resolve();
+  await tick();
+  created.fire({ id: 31, openerTabId: TAB });
+  const { outcome } = await settled;
+  assert.ok(Date.now() >= committedAt, "settled before the new tab committed");
+  assert.ok(looks > 1);
+  assert.deepEqual(outcome.opened_tab, { tab_id: 31, url: "https://site/popup?landed", kept: true, current: true });
+});
+
 test("URL patterns: a part of the URL, or a glob over all of it", () => {
   assert.equal(urlMatcher("/done")("https://a/done?x"), true);
   assert.equal(urlMatcher("*/done")("https://a/done?x"), false);

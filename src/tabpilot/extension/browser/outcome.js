@@ -184,7 +184,14 @@ export async function watchOutcome(ctx, tabId, sessionId) {
       const tab = await ctx.tabs.update(id, { active: true }).catch(() => null);
       current = tab?.active === true;
     }
-    const tab = await ctx.tabs.get(id).catch(() => created);
+    // Until its navigation commits the new tab shows its initial about:blank, and the agent's next
+    // command would read that: wait for the commit (bounded; a slow server keeps it pending).
+    let tab = await ctx.tabs.get(id).catch(() => created);
+    while (current && tab.pendingUrl && Date.now() < end) {
+      if (signal?.aborted) throw signal.reason;
+      await sleep(POLL_MS);
+      tab = await ctx.tabs.get(id).catch(() => tab);
+    }
     return { tab_id: id, url: tab.pendingUrl || tab.url || windowOpens[0] || "", kept, current };
   }
 
