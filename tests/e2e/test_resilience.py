@@ -74,10 +74,17 @@ def test_restarted_service_worker_readopts_its_agent_window(tp: Tabpilot, pages:
     page_count = len(tp.devtools().pages())
     workers = service_worker_ids(tp)
     assert len(workers) == 1
+    [before] = tp.run("browser", "list", "--json").json["browsers"]
     cdp(tp, "Target.closeTarget", {"targetId": workers[0]})
-    # the daemon sees the extension go, then come back (the alarm revives the worker)
-    wait_until(lambda: not tp.run("browser", "list", "--json").json["browsers"], timeout=10)
-    wait_until(lambda: tp.run("browser", "list", "--json").json["browsers"], timeout=45, interval=0.5)
+    # the daemon sees the extension go and come back on a new connection (the alarm revives the
+    # worker; a loaded machine revives it before a look at an empty list)
+    wait_until(lambda: service_worker_ids(tp) != workers, timeout=45, interval=0.5)
+
+    def reconnected() -> bool:
+        browsers = tp.run("browser", "list", "--json").json["browsers"]
+        return len(browsers) == 1 and browsers[0]["connected_at"] > before["connected_at"]
+
+    wait_until(reconnected, timeout=45, interval=0.5)
     assert tp.run("--session", "survivor", "eval", "document.title").out.strip() == '"Second page"'
     after = [t["tab_id"] for t in tp.run("--session", "survivor", "tab", "list", "--json").json["tabs"]]
     assert after == tab_ids
@@ -88,8 +95,10 @@ def test_restarted_service_worker_readopts_its_agent_window(tp: Tabpilot, pages:
 def test_ctrl_c_cancels_a_slow_navigation_in_the_extension(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("index.html"))
     slow = pages.url("slow?ms=4000")
+    served = len(pages.requests)
     proc = tp.spawn("open", slow)
-    wait_until(lambda: any(r.startswith("/slow") for r in pages.requests), timeout=10, interval=0.05)
+    # This command's request (the page server is the whole run's: other tests ask for /slow too).
+    wait_until(lambda: "/slow?ms=4000" in pages.requests[served:], timeout=10, interval=0.05)
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)

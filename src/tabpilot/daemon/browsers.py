@@ -43,6 +43,8 @@ class Browser:
             "verdict": h.verdict,
             "managed": h.launch_token is not None,
             "sessions": session_ids,
+            # When this connection began (epoch seconds): a reconnect shows as a new value.
+            "connected_at": round(self.connected_at, 3),
         }
 
 
