@@ -138,8 +138,8 @@ test("an alert during the action is reported as accepted; an older open dialog i
   assert.deepEqual((await settled).outcome.dialog, { type: "alert", message: "Saved", default_prompt: "", handled: "accepted" });
 });
 
-test("a window the page opens is found as a tab of the session and made current", async () => {
-  const { ctx, cdp, created, tabsInSession } = fakeContext();
+/** The input opens https://site/popup, and tab 31 is created for it (then `others`, opened by others). */
+async function windowOpened(ctx, cdp, created, others = []) {
   const watch = await watchOutcome(ctx, TAB, "s");
   const input = deferred();
   const settled = watch.settle(input.promise, { deadline: later() });
@@ -147,7 +147,13 @@ test("a window the page opens is found as a tab of the session and made current"
   input.resolve();
   await tick();
   created.fire({ id: 31, openerTabId: TAB });
-  created.fire({ id: 32, openerTabId: 1234 });
+  for (const tab of others) created.fire(tab);
+  return settled;
+}
+
+test("a window the page opens is found as a tab of the session and made current", async () => {
+  const { ctx, cdp, created, tabsInSession } = fakeContext();
+  const settled = windowOpened(ctx, cdp, created, [{ id: 32, openerTabId: 1234 }]);
   setTimeout(() => tabsInSession.push({ id: 31 }), 30);
   const { outcome } = await settled;
   assert.deepEqual(outcome.opened_tab, { tab_id: 31, url: "https://site/popup", kept: true, current: true });
@@ -163,14 +169,7 @@ test("a new tab made current is reported once its navigation has committed (not 
     return Date.now() < committedAt ? { id, url: "", pendingUrl: "https://site/popup" } : { id, url: "https://site/popup?landed" };
   };
   tabsInSession.push({ id: 31 });
-  const watch = await watchOutcome(ctx, TAB, "s");
-  const input = deferred();
-  const settled = watch.settle(input.promise, { deadline: later() });
-  cdp.emit("Page.windowOpen", { url: "https://site/popup" });
-  input.resolve();
-  await tick();
-  created.fire({ id: 31, openerTabId: TAB });
-  const { outcome } = await settled;
+  const { outcome } = await windowOpened(ctx, cdp, created);
   assert.ok(Date.now() >= committedAt, "settled before the new tab committed");
   assert.ok(looks > 1);
   assert.deepEqual(outcome.opened_tab, { tab_id: 31, url: "https://site/popup?landed", kept: true, current: true });
