@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import re
 import struct
 import time
 import urllib.request
@@ -19,14 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import PageServer, Tabpilot, wait_until
+from harness import REPO, PageServer, Tabpilot, wait_until
 from websockets.sync.client import connect
 
 EXTENSION_SW = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/background.js"
 PROMPT = "chrome-extension://abldppcldbamgeoepadjiaeommdfmihk/prompt/prompt.html"
+# How long a prompt's buttons wait after it showed or moved: read from the prompt's own source.
+ARM_MS_LINE = re.search(
+    r"^const ARM_MS = (\d+);", (REPO / "src/tabpilot/extension/prompt/prompt.js").read_text(), re.M
+)
+assert ARM_MS_LINE, "prompt/prompt.js no longer says `const ARM_MS = <ms>;`"
+PROMPT_ARM_S = int(ARM_MS_LINE[1]) / 1000
 # What the person presses or types into in a prompt frame (the extension's page in the overlay).
-# How long a prompt's buttons wait after it showed or moved (prompt/prompt.js ARM_MS).
-PROMPT_ARM_S = 0.6
 IN_PROMPT = {
     "allow": ("borrow", "button[data-answer=allow]"),
     "deny": ("borrow", "button[data-answer=deny]"),
