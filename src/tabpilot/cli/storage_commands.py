@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tabpilot.cli.files import out_path, write_private
 from tabpilot.cli.render import fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
@@ -153,15 +154,10 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
 
     path = os.path.abspath(args.file)
     if args.action == "save":
-        if not os.path.isdir(os.path.dirname(path)):
-            raise RpcError(
-                "invalid_params", f"the folder {os.path.dirname(path)} does not exist", hint="create it first"
-            )
+        path = out_path(args.file)
         result = ctx.tool("tool.state_save", {})
         state = result.pop("state")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(state, handle, ensure_ascii=False, indent=1)
+        write_private(path, json.dumps(state, ensure_ascii=False, indent=1))
         result.update(
             path=path, cookies=len(state["cookies"]), origins=[o["origin"] for o in state["origins"]]
         )
@@ -180,6 +176,12 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
     except ValueError:
         raise RpcError(
             "invalid_params", f"{args.file} is not JSON", hint="give a file from `tabpilot state save`"
+        ) from None
+    except RecursionError:
+        raise RpcError(
+            "invalid_params",
+            f"{args.file} nests too deeply to be a saved state",
+            hint="give a file from `tabpilot state save`",
         ) from None
     result = ctx.tool("tool.state_load", {"state": state})
     skipped = result.get("skipped_origins") or []

@@ -71,7 +71,7 @@ class DaemonServer:
                 while not authenticator.authenticated:
                     try:
                         frame = frames.decode(await ws.recv())
-                    except frames.TooDeep as deep:
+                    except frames.BadFrame as deep:
                         err = RpcError("protocol_error", str(deep), "bad_frame")
                         step = authenticator.refuse(deep.frame_id, err)
                     else:
@@ -105,7 +105,7 @@ class DaemonServer:
                 browser.last_seen = time.monotonic()
                 try:
                     frame = frames.decode(raw, frames.PEER_MAX_DEPTH)
-                except frames.TooDeep as deep:
+                except frames.BadFrame as deep:
                     log.warning("browser %s sent a %s", browser.instance_id, deep)
                     if deep.frame_id is not None:
                         err = RpcError("protocol_error", f"the browser's answer was a {deep}", "bad_frame")
@@ -158,7 +158,7 @@ class DaemonServer:
                 return
             try:
                 frame = frames.decode(line)
-            except frames.TooDeep as deep:
+            except frames.BadFrame as deep:
                 err = RpcError("protocol_error", str(deep), "bad_frame")
                 writer.write((json.dumps(protocol.error_response(deep.frame_id, err)) + "\n").encode())
                 await writer.drain()
