@@ -20,7 +20,9 @@ def out_path(path: str) -> str:
         )
     if os.path.isdir(out):
         raise RpcError(
-            "invalid_params", f"{out} is a folder", hint=f"give a file name inside it, e.g. --out {out}/page.txt"
+            "invalid_params",
+            f"{out} is a folder",
+            hint=f"give a file name inside it, e.g. --out {out}/page.txt",
         )
     if not os.access(parent, os.W_OK):
         raise _unwritable(out, "permission denied")

@@ -87,6 +87,23 @@ def _need(value: str | None, what: str, verb: str) -> str:
     return value
 
 
+# RFC 6265: a name is a token, a value holds no separator a Cookie header would split on.
+_NAME_REFUSED = frozenset('()<>@,;:\\"/[]?={} \t')
+_VALUE_REFUSED = frozenset(';,"\\ \t')
+
+
+def _cookie_part(text: str, what: str, refused: frozenset[str]) -> str:
+    bad = sorted({ch for ch in text if ch in refused or ord(ch) < 32 or ord(ch) >= 127})
+    if bad:
+        shown = " ".join(repr(ch) for ch in bad)
+        raise RpcError(
+            "invalid_params",
+            f"a cookie {what} cannot hold {shown}",
+            hint="use letters, digits and -._~ (percent-encode anything else, e.g. %3B for ;)",
+        )
+    return text
+
+
 def cookie_line(c: dict[str, Any]) -> str:
     """``sid=(hidden…) 127.0.0.1 / HttpOnly Secure``"""
     flags = [f for f, on in (("HttpOnly", c.get("http_only")), ("Secure", c.get("secure"))) if on]
@@ -99,6 +116,11 @@ def cmd_cookies(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {"action": args.action, "show_secrets": bool(args.show_secrets)}
     if args.action in ("get", "set"):
         params["name"] = _need(args.name, "a NAME", f"cookies {args.action}")
+    if args.action == "set":
+        _cookie_part(params["name"], "name", _NAME_REFUSED)
+        if not params["name"]:
+            raise RpcError("invalid_params", "the cookie name is empty", hint="give a NAME, e.g. lang")
+        _cookie_part(_need(args.value, "a VALUE", "cookies set"), "value", _VALUE_REFUSED)
     elif args.name is not None:
         params["name"] = args.name
     if args.action == "set":
