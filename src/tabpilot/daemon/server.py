@@ -16,7 +16,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from tabpilot import __version__, paths, protocol
+from tabpilot import __version__, launcher, paths, protocol
 from tabpilot.daemon import frames
 from tabpilot.daemon.browsers import Browser
 from tabpilot.daemon.config import DaemonConfig
@@ -292,8 +292,14 @@ class DaemonServer:
                 os.unlink(path)
 
 
+def managed_gone(home: str, token: str) -> bool:
+    """Whether the managed browser launched with ``token`` no longer runs (stopped, replaced, or dead)."""
+    state = launcher.read_state(home)
+    return state is None or state.launch_token != token or not launcher.is_alive(state)
+
+
 async def run(home: str, port: int, config: DaemonConfig) -> None:
-    daemon = Daemon(home, port, config)
+    daemon = Daemon(home, port, config, managed_gone=lambda token: managed_gone(home, token))
     server = DaemonServer(daemon)
     await server.start()
     loop = asyncio.get_running_loop()
