@@ -15,7 +15,7 @@
 // The list is cached, and the cache follows storage.onChanged; a value that is not a valid list
 // blocks every web page.
 import { RpcError } from "../link/protocol.js";
-import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
+import { STORAGE_KEY, blockedBy, cookieBlocked, parseBlockList } from "./blocklist.js";
 import { LOOPBACK } from "./site-address.js";
 import { isBrowserPage, notDebugged } from "../browser/urls.js";
 
@@ -218,6 +218,9 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
 
   return {
     isBlocked,
+
+    /** Whether a cookie of this domain could go to a blocked site (whatever the pattern's port or path). @param {string} domain */
+    cookieBlocked: async (domain) => cookieBlocked(await storedValue(), domain),
 
     /** The per-target setup cdp runs on every tab and frame session it attaches to. */
     intercept,
