@@ -310,3 +310,31 @@ def test_no_request_leaves_an_agent_tab_for_a_blocked_site(
     wait_until(lambda: "GET /mine HTTP/1.1" in blocked_site.requests)
     chrome(browser_ui, f"chrome.tabs.get({mine}).then(t => chrome.windows.remove(t.windowId))")
     tp.run("tab", "list")
+
+
+def test_a_popup_onto_a_blocked_site_is_an_error_and_leaves_the_agent_where_it_was(
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
+    blocked_site: Recorder,
+    unblocked: None,  # noqa: F811
+) -> None:
+    to = f"http://localhost:{blocked_site.port}"
+    tp.run("open", pages.url(f"hostile/requests.html?to={to}"))
+    here = tp.run("eval", "1", "--json").json["tab_id"]
+    block(browser_ui, f"localhost:{blocked_site.port}")
+    rules_in_force(browser_ui)
+    # window.open (a popup window), as target=_blank and a form to a new tab already were
+    for button in ("#popup", "#blank", "#submit"):
+        error = error_of(tp.run("click", button, "--json", check=False))
+        assert (error["code"], error["reason"], error["tab_id"]) == ("blocked_site", "site_blocked", here), (
+            button
+        )
+        assert tp.run("eval", "1", "--json").json["tab_id"] == here, button
+    # a popup the page opens once the click has returned is not the agent's next tab, nor blamed on it
+    tp.run("click", "#late-popup")
+    time.sleep(1.5)
+    assert tp.run("eval", "location.pathname", "--json").json["tab_id"] == here
+    tabs = tp.run("tab", "list", "--json").json["tabs"]
+    assert [t["tab_id"] for t in tabs if t.get("active")] == [here], tabs
+    assert blocked_site.requests == []

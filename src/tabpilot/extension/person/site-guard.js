@@ -203,7 +203,8 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
       const opened = /** @type {any} */ (result)?.opened_tab;
       if (opened && Number.isInteger(opened.tab_id)) {
         const tab = await tabs.get(opened.tab_id).catch(() => null);
-        if (tab && ((await isBlocked(tab.url)) || (await isBlocked(tab.pendingUrl)))) {
+        // A popup window's tab may not be known yet (or its page was held): where it was sent counts too.
+        if ((await isBlocked(opened.url)) || (tab && ((await isBlocked(tab.url)) || (await isBlocked(tab.pendingUrl))))) {
           await tabs.remove(opened.tab_id).catch(() => {});
           throw await refusal(`the page opened a tab on a site the person blocked; tabpilot closed it`, { tab_id: /** @type {any} */ (result).tab_id });
         }
