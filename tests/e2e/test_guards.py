@@ -338,3 +338,32 @@ def test_a_popup_onto_a_blocked_site_is_an_error_and_leaves_the_agent_where_it_w
     tabs = tp.run("tab", "list", "--json").json["tabs"]
     assert [t["tab_id"] for t in tabs if t.get("active")] == [here], tabs
     assert blocked_site.requests == []
+
+
+def test_no_speculative_load_reaches_a_blocked_site_or_path(
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
+    blocked_site: Recorder,
+    unblocked: None,  # noqa: F811
+) -> None:
+    # The person's cookie on this host: speculation would send it along.
+    tp.run("open", pages.url("login?user=grace"))
+    port = pages.origin.rsplit(":", 1)[1]
+    block(browser_ui, f"127.0.0.1:{blocked_site.port}", f"127.0.0.1:{port}/private/*")
+    rules_in_force(browser_ui)
+    seen = len(pages.requests)
+    # speculation rules: prefetch and an eager prerender, of another port of this host and of a blocked path
+    tp.run("open", pages.url(f"hostile/speculation.html?to=http://127.0.0.1:{blocked_site.port}"))
+    tp.run("open", pages.url(f"hostile/speculation.html?to={pages.origin}/private"))
+    # and a same-origin window onto the blocked path, read from the page
+    read = tp.run("eval", "readBack('/private/secret.html')", check=False)
+    time.sleep(2)
+    assert "1234-5678" not in read.out + read.err
+    assert blocked_site.requests == []
+    assert [r for r in pages.requests[seen:] if r.startswith("/private/")] == []
+    # off in the browser while a session is open
+    assert chrome(browser_ui, "chrome.privacy.network.networkPredictionEnabled.get({})") == {
+        "levelOfControl": "controlled_by_this_extension",
+        "value": False,
+    }
