@@ -46,7 +46,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--timeout",
         type=Duration(low_s=1.0, why=" (the person needs time to answer)"),
-        help=f"how long to wait for the person (default {HELP_TIMEOUT_S / 60:g}m)",
+        help=f"how long to wait for the person, at least 1s (default {HELP_TIMEOUT_S / 60:g}m)",
     )
     until = p.add_mutually_exclusive_group()
     until.add_argument(
