@@ -215,6 +215,14 @@ CODEX_TAMPERS = {
     "resume another": lambda launch: launch.argv.__setitem__(slice(-1, -1), ["resume", "other-thread"]),
     "cwd elsewhere": set_cwd("/"),
     "secret in env": set_env("GH_TOKEN"),
+    "shell in browser mode": lambda launch: launch.argv.remove("features.shell_tool=false"),
+    "shell switched back on": lambda launch: launch.argv.__setitem__(
+        slice(-1, -1), ["-c", "features.shell_tool=true"]
+    ),
+    "web search back on": replace('web_search="disabled"', 'web_search="live"'),
+    "feature flag": with_arg("--enable=unified_exec"),
+    "long config flag": with_arg("--config=features.unified_exec=true"),
+    "glued config flag": with_arg("-cfeatures.unified_exec=true"),
 }
 
 
