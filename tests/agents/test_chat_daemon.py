@@ -62,6 +62,7 @@ async def test_the_persons_text_reaches_stdin_never_argv_and_the_env_is_sealed(
     monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-keep")
     monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("MONGODB_URI", "mongodb://app:pw@mongo.test/shop")
     async with chat_rig() as rig:
         cid = await rig.new_chat()
         await turn(rig, cid, "--yolo STUB: say fine")
@@ -70,6 +71,7 @@ async def test_the_persons_text_reaches_stdin_never_argv_and_the_env_is_sealed(
         assert any("--yolo STUB: say fine" in line for line in record["stdin"])
         env = record["env"]
         assert "AWS_SECRET_ACCESS_KEY" not in env and "GITHUB_TOKEN" not in env and "CLAUDECODE" not in env
+        assert "MONGODB_URI" not in env
         assert env["ANTHROPIC_API_KEY"] == "sk-keep"
         assert env["TABPILOT_RUN"] and env["TABPILOT_HOME"] == rig.daemon.home
         assert "--tools=" in record["argv"] and "--strict-mcp-config" in record["argv"]

@@ -10,12 +10,13 @@ import json
 import re
 from typing import Any
 
+from tabpilot.agents.envseal import OwnEnv
 from tabpilot.agents.plans import Launch, Signal, TurnPlan, clip
 
 NAME = "codex"
 LABEL = "Codex"
 DEFAULT_BIN = "codex"
-KEEP_ENV = ("OPENAI_", "CODEX_")
+KEEP_ENV = OwnEnv(("OPENAI_", "CODEX_"))
 # `codex exec` takes images only as files on its command line: the panel's screenshots are refused.
 IMAGES = False
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")

@@ -441,24 +441,25 @@ class ChatService:
         if not first and not adapter.valid_session_id(str(meta.agent_session_id)):
             raise vet.refuse("the stored conversation id of the agent is malformed")
         assert readiness.bin is not None
+        setting = config.agent(meta.agent)
         launch = adapter.plan(
             TurnPlan(
                 bin=readiness.bin,
                 text=text,
                 cwd=meta.cwd,
                 mode="browser" if meta.workspace is None else "workspace",
-                env=self._agent_env(adapter, meta, run_token),
+                env=self._agent_env(adapter, meta, run_token, setting.env),
                 mcp=McpServer(
                     tabpilot_command(), ["mcp", "--session", meta.session_id], self._mcp_env(run_token)
                 ),
                 preamble=PREAMBLE,
                 resume_id=meta.agent_session_id,
                 new_session_id=new_session_id,
-                model=config.agent(meta.agent).model,
+                model=setting.model,
                 images=images,
             )
         )
-        vet.vet(meta.agent, launch, readiness.bin, allowed, session_for_vet)
+        vet.vet(meta.agent, launch, readiness.bin, allowed, session_for_vet, setting.env)
         turn = Turn(turn_id, conversation, adapter, run_token, launch)
         self.turns[meta.conversation_id] = turn
         meta.browser = browser_id
@@ -597,8 +598,10 @@ class ChatService:
             )
         return readiness
 
-    def _agent_env(self, adapter: ModuleType, meta: Meta, run_token: str) -> dict[str, str]:
-        env = envseal.seal(dict(os.environ), adapter.KEEP_ENV)
+    def _agent_env(
+        self, adapter: ModuleType, meta: Meta, run_token: str, chosen: tuple[str, ...]
+    ) -> dict[str, str]:
+        env = envseal.seal(dict(os.environ), adapter.KEEP_ENV, chosen)
         env["TABPILOT_HOME"] = self.home
         if os.environ.get("TABPILOT_PORT"):
             env["TABPILOT_PORT"] = os.environ["TABPILOT_PORT"]

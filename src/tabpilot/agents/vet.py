@@ -43,7 +43,12 @@ def refuse(why: str) -> RpcError:
 
 
 def vet(
-    agent: str, launch: Launch, expected_bin: str, allowed_cwds: Iterable[str], session_id: str | None
+    agent: str,
+    launch: Launch,
+    expected_bin: str,
+    allowed_cwds: Iterable[str],
+    session_id: str | None,
+    chosen_env: Iterable[str] = (),
 ) -> None:
     """Raise ``agent_unsafe`` unless ``launch`` is one tabpilot itself would build for ``agent``."""
     argv = launch.argv
@@ -62,9 +67,9 @@ def vet(
     adapter = claude if agent == claude.NAME else codex if agent == codex.NAME else None
     if adapter is None:
         raise refuse(f"unknown agent {agent!r}")
-    leaked = envseal.unsealed(launch.env, adapter.KEEP_ENV)
+    leaked = envseal.unsealed(launch.env, adapter.KEEP_ENV, chosen_env)
     if leaked:
-        raise refuse(f"the environment carries {', '.join(leaked)}")
+        raise refuse(f"the environment carries {', '.join(leaked)}, which is not on its allow-list")
     if agent == claude.NAME:
         _vet_claude(argv, launch.mode, session_id)
     else:
