@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fakes import running_daemon
 
 from rig import ChatRig, chat_rig
 from tabpilot.agents.runner import group_alive
@@ -213,6 +214,18 @@ async def test_a_new_daemon_closes_a_turn_the_previous_one_left_open() -> None:
                 break
             await asyncio.sleep(0.05)
         assert not group_alive(pgid)
+
+
+async def test_a_browser_that_still_holds_a_dead_turns_panel_session_is_told_to_release_it() -> None:
+    async with running_daemon() as daemon:
+        leftover = "p-" + "a" * 20
+        peer = await daemon.paired_peer(session_ids=[leftover, "agent-task"])
+        frame = await peer.wait_frame(lambda f: f.get("method") == "tool.session_stop", 10)
+        assert frame["params"]["session_id"] == leftover
+        await asyncio.sleep(0.2)
+        stops = [f["params"]["session_id"] for f in peer.received if f.get("method") == "tool.session_stop"]
+        assert stops == [leftover], "only the panel session is released; an Agent Window session is adopted"
+        await peer.close()
 
 
 async def test_bad_starts_are_refused_with_reasons(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,6 +56,7 @@ def model() -> Iterator[FakeAnthropic]:
                 Say(["Ordered ", "the bread."]),
             ],
             "slow": [Say([f"w{i} " for i in range(60)], delay_s=0.25)],
+            "look": [Use("mcp__tabpilot__snapshot", {}), Say(["Looked."])],
             "watch": [Use("mcp__tabpilot__snapshot", {}), Say([f"w{i} " for i in range(60)], delay_s=0.25)],
         }
     ).start()
@@ -193,6 +194,37 @@ def test_a_daemon_restart_mid_turn_closes_the_turn_as_interrupted_and_the_panel_
         os.killpg(pgid, 0)
     for pid in agent_runs(tp.home):
         kill_and_wait(pid)
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+def test_after_the_daemon_is_killed_mid_turn_a_new_chat_on_the_same_tab_works(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer, model: FakeAnthropic
+) -> None:
+    with panel_on(tp, browser_ui, pages.url("panel-shop.html") + "?claimed") as (panel, tab):
+        cid = start(panel, tab)
+        sent = ask(panel, "send", {"conversation_id": cid, "text": "Write a lot [[script:slow]]"})
+        wait_until(lambda: sum(e["kind"] == "text" for e in events(panel, cid)) >= 2, timeout=60)
+        runs = agent_runs(tp.home)
+        daemon = tp.daemon_pid
+        assert daemon is not None and runs
+        os.kill(daemon, signal.SIGKILL)
+        wait_until(lambda: not pid_alive(daemon), timeout=10)
+        tp.run("session", "list")
+        turn_end(panel, cid, sent["seq"], timeout=30)
+        for pid in runs:
+            kill_and_wait(pid)
+
+        fresh = start(panel, tab)
+        sent = ask(panel, "send", {"conversation_id": fresh, "text": "Look again [[script:look]]"})
+        end = turn_end(panel, fresh, sent["seq"])
+        got = [e for e in events(panel, fresh) if e["seq"] > sent["seq"]]
+        errors = [e for e in got if e["kind"] == "error"]
+        assert not errors, errors
+        results = [e for e in got if e["kind"] == "tool_result"]
+        assert [r["ok"] for r in results] == [True], results
+        assert end["text"] == "Looked." and end["reason"] == "done"
+        # The snapshot the model got back is the person's tab's page.
+        assert "Place order" in json.dumps(model.main_requests()[-1]["messages"][-1])
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 

@@ -177,6 +177,10 @@ class ChatService:
 
     # ----- what the daemon asks -------------------------------------------------------------
 
+    def live(self, session_id: str) -> bool:
+        """Is a turn of the conversation behind this panel session running (or starting)?"""
+        return any(t.conversation.meta.session_id == session_id for t in self.turns.values())
+
     def authorize(self, session_id: str, run_token: Any) -> Turn:
         """The live turn a panel session's call belongs to; ``session_inactive`` for anything else."""
         for turn in self.turns.values():
