@@ -191,6 +191,34 @@ async def test_a_panel_session_answers_only_during_its_turn_and_with_its_run_tok
         assert (await snapshot(token))["error"]["data"]["reason"] == "session_inactive"
 
 
+async def test_a_panel_session_with_its_token_is_refused_the_persons_other_tabs_and_every_sites_cookies() -> (
+    None
+):
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        session_id = rig.meta(cid)["session_id"]
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say working | hang"})
+        await rig.event(cid, "text", sent["seq"])
+        await asyncio.sleep(0.2)
+        token = rig.records(cid)[0]["env"]["TABPILOT_RUN"]
+        for method, params in (
+            ("tool.tab_list", {"scope": "user"}),
+            ("tool.tab_list", {"scope": "all"}),
+            ("tool.state_save", {}),
+            ("tool.state_load", {"state": {"cookies": [], "origins": []}}),
+            ("tool.cookies", {"action": "list", "show_secrets": True}),
+            ("tool.network_requests", {"detail": True, "show_secrets": True}),
+        ):
+            refused = await rig.daemon.call(method, params, session=session_id, run=token)
+            assert refused["error"]["code"] == "permission_denied", (method, refused)
+            assert "side-panel agent" in refused["error"]["message"]
+        reached = {f.get("method") for f in rig.peer.received}
+        assert not reached & {"tool.tab_list", "tool.state_save", "tool.state_load", "tool.cookies"}, reached
+        own = await rig.daemon.call("tool.tab_list", {}, session=session_id, run=token)
+        assert "result" in own, own
+        await rig.ok("chat.stop", {"conversation_id": cid})
+
+
 async def test_a_new_daemon_closes_a_turn_the_previous_one_left_open() -> None:
     async with chat_rig() as rig:
         cid = await rig.new_chat()

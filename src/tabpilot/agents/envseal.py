@@ -36,7 +36,7 @@ BASE_PREFIXES = ("LC_",)
 # agent, or change what code runs.
 NEVER = frozenset({"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "LD_PRELOAD", "NODE_OPTIONS"})
 # What tabpilot itself adds for the run: where its daemon is, and the turn's session and run token.
-INJECTED = frozenset({"TABPILOT_HOME", "TABPILOT_PORT", "TABPILOT_SESSION", "TABPILOT_RUN"})
+INJECTED = frozenset({"TABPILOT_HOME", "TABPILOT_PORT", "TABPILOT_SESSION", "TABPILOT_RUN", "TABPILOT_FILES"})
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 

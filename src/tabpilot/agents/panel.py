@@ -25,7 +25,7 @@ from typing import Any
 
 from tabpilot import protocol
 from tabpilot.agents import config as panel_config
-from tabpilot.agents import envseal, registry, vet
+from tabpilot.agents import envseal, reach, registry, vet
 from tabpilot.agents.plans import Launch, McpServer, Signal, TurnPlan, clip
 from tabpilot.agents.runner import AgentProcess, group_alive
 from tabpilot.agents.store import LIST_LIMIT, TITLE_CHARS, Conversation, ConversationStore, Meta
@@ -454,7 +454,9 @@ class ChatService:
                 mode="browser" if meta.workspace is None else "workspace",
                 env=self._agent_env(adapter, meta, run_token, setting.env),
                 mcp=McpServer(
-                    tabpilot_command(), ["mcp", "--session", meta.session_id], self._mcp_env(run_token)
+                    tabpilot_command(),
+                    ["mcp", "--session", meta.session_id],
+                    self._mcp_env(run_token, os.path.join(conversation.folder, "files")),
                 ),
                 preamble=PREAMBLE,
                 resume_id=meta.agent_session_id,
@@ -615,8 +617,8 @@ class ChatService:
             env["TABPILOT_SESSION"] = meta.session_id
         return env
 
-    def _mcp_env(self, run_token: str) -> dict[str, str]:
-        env = {"TABPILOT_HOME": self.home, "TABPILOT_RUN": run_token}
+    def _mcp_env(self, run_token: str, files: str) -> dict[str, str]:
+        env = {"TABPILOT_HOME": self.home, "TABPILOT_RUN": run_token, reach.FILES_ENV: files}
         if os.environ.get("TABPILOT_PORT"):
             env["TABPILOT_PORT"] = os.environ["TABPILOT_PORT"]
         return env

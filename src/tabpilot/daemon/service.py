@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tabpilot import __version__, paths, protocol
+from tabpilot.agents import reach
 from tabpilot.agents.panel import SESSION_READY_S, ChatService
 from tabpilot.agents.store import Meta
 from tabpilot.daemon import uploads
@@ -569,6 +570,9 @@ class Daemon:
                 "a panel session is ended by the person, in the panel",
                 "session_inactive",
             )
+        refused = reach.refusal(method, params)
+        if refused is not None:
+            raise refused
         if method == "tool.upload":
             params = await asyncio.to_thread(uploads.prepare, params)
         call_id = self.chats.tool_started(turn, method, params)
