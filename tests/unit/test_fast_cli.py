@@ -189,7 +189,10 @@ SHAPES: list[tuple[list[str], bool]] = [
     (["--tab", "3", "text"], True),
     (["click", "@e1", "--tab", "3"], True),
     (["--no-boundaries", "find", "Name"], True),
-    (["--json", "--session", "s1", "--browser", "b1", "--tab", "3", "--no-boundaries", "snapshot", "-i"], True),
+    (
+        ["--json", "--session", "s1", "--browser", "b1", "--tab", "3", "--no-boundaries", "snapshot", "-i"],
+        True,
+    ),
     (["--session", "s1", "fill", "@e3", "x", "--json", "--tab", "12"], True),
     (["--json", "wait", "--text", "Saved", "--timeout", "1.5s"], True),
     (["eval", "1+1", "--timeout", "2s"], True),
