@@ -208,12 +208,14 @@ async def test_a_panel_session_with_its_token_is_refused_the_persons_other_tabs_
             ("tool.state_load", {"state": {"cookies": [], "origins": []}}),
             ("tool.cookies", {"action": "list", "show_secrets": True}),
             ("tool.network_requests", {"detail": True, "show_secrets": True}),
+            ("tool.navigate", {"url": "file:///etc/passwd", "allow_file": True}),
         ):
             refused = await rig.daemon.call(method, params, session=session_id, run=token)
             assert refused["error"]["code"] == "permission_denied", (method, refused)
             assert "side-panel agent" in refused["error"]["message"]
         reached = {f.get("method") for f in rig.peer.received}
-        assert not reached & {"tool.tab_list", "tool.state_save", "tool.state_load", "tool.cookies"}, reached
+        withheld = {"tool.tab_list", "tool.state_save", "tool.state_load", "tool.cookies", "tool.navigate"}
+        assert not reached & withheld, reached
         own = await rig.daemon.call("tool.tab_list", {}, session=session_id, run=token)
         assert "result" in own, own
         await rig.ok("chat.stop", {"conversation_id": cid})

@@ -6,8 +6,8 @@ is offered is listed here, tool by tool and parameter by parameter; whatever a n
 adds stays out of a panel session until it is listed. The person's files are not the agent's: an
 ``out`` is a file name in the conversation's own folder, created new (0600, never through a symlink);
 ``upload`` asks the person on a card that names each file's path. The person's other tabs, other
-sites' cookies and secret header values are refused by the daemon (``refusal``), so neither the MCP
-tools nor a workspace agent's shell get them through its run token.
+sites' cookies, secret header values and file:// pages are refused by the daemon (``refusal``), so
+neither the MCP tools nor a workspace agent's shell get them through its run token.
 """
 
 from __future__ import annotations
@@ -126,6 +126,11 @@ def refusal(method: str, params: Mapping[str, Any]) -> RpcError | None:
         return _refused(
             "does not save or load the browser's cookies and storage of every site",
             "read what you need from the page itself",
+        )
+    if params.get("allow_file"):
+        return _refused(
+            "does not open file:// pages: they would read the person's files",
+            "open http(s) pages only",
         )
     if params.get("show_secrets"):
         return _refused("is not shown HttpOnly cookies or secret header values", "leave out show_secrets")
