@@ -76,6 +76,18 @@ def test_a_state_file_nested_too_deeply_is_refused_cleanly(tp: Tabpilot, tmp_pat
         assert error["code"] in ("invalid_params", "protocol_error"), error
 
 
+def test_browser_args_take_a_quoted_value_with_spaces(pages: PageServer) -> None:
+    quoted = Tabpilot(
+        extra_env={"TABPILOT_BROWSER_ARGS": "--remote-debugging-port=0 '--user-agent=Agent Smith/1.0 (test)'"}
+    )
+    try:
+        quoted.run("browser", "launch", "--headless", timeout=90)
+        quoted.run("open", pages.url("index.html"))
+        assert json.loads(quoted.run("eval", "navigator.userAgent").out) == "Agent Smith/1.0 (test)"
+    finally:
+        quoted.cleanup()
+
+
 def test_a_session_whose_managed_browser_died_answers_at_once(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("index.html"))
     pid = tp.browser_pid
