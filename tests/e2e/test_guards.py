@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import PageServer, Tabpilot, wait_until
+from harness import PageServer, Tabpilot, start_page_server, wait_until
 from test_consent import (
     block,
     browser_ui,  # noqa: F401  (a fixture)
@@ -368,3 +368,22 @@ def test_no_speculative_load_reaches_a_blocked_site_or_path(
         "levelOfControl": "controlled_by_this_extension",
         "value": False,
     }
+
+
+def test_a_sites_own_service_worker_cannot_read_its_blocked_path_for_an_agent_tab(
+    tp: Tabpilot,
+    browser_ui: Person,  # noqa: F811
+    unblocked: None,  # noqa: F811
+) -> None:
+    # A named site (not loopback), whose own service worker is otherwise let through to its own host.
+    site = start_page_server(host="app.localhost")
+    try:
+        port = site.origin.rsplit(":", 1)[1]
+        tp.run("open", site.url("hostile/sw-read.html"))
+        block(browser_ui, f"app.localhost:{port}/private/*")
+        rules_in_force(browser_ui)
+        read = tp.run("eval", "readViaWorker('/private/secret.html')", check=False)
+        assert "1234-5678" not in read.out + read.err, read.out
+        assert [r for r in site.requests if r.startswith("/private/")] == []
+    finally:
+        site.close()
