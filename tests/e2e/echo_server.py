@@ -76,11 +76,10 @@ def self_signed(folder: Path) -> tuple[str, str]:
     openssl = shutil.which("openssl")
     assert openssl, "the HTTPS test needs openssl"
     cert, key = folder / "cert.pem", folder / "key.pem"
+    request = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
+    names = ["-addext", "subjectAltName=IP:127.0.0.1"]
     subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
-        + ["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
+        [openssl, *request, *names, "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True
     )
     return str(cert), str(key)
 

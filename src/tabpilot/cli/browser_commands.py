@@ -10,6 +10,7 @@ from tabpilot import paths
 from tabpilot.cli import client
 from tabpilot.cli.context import Context, parse_duration
 from tabpilot.cli.render import quoted
+from tabpilot.cli.values import WebOrigin
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 LAUNCH_TIMEOUT_S = 30.0
+# How long a running managed browser's extension has to show up before it counts as lost.
+REJOIN_TIMEOUT_S = 10.0
+PROXY_SCHEMES = ("http", "https", "socks4", "socks5")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -41,6 +45,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--timeout",
         type=parse_duration,
         help=f"wait this long for the extension (default {LAUNCH_TIMEOUT_S:g}s)",
+    )
+    p.add_argument(
+        "--proxy",
+        type=WebOrigin(PROXY_SCHEMES),
+        metavar="URL",
+        help="send the browser's traffic through this proxy, e.g. http://proxy.example:3128 or socks5://127.0.0.1:1080 "
+        "(loopback addresses stay direct)",
+    )
+    p.add_argument(
+        "--ignore-https-errors",
+        action="store_true",
+        help="accept any TLS certificate (self-signed test servers); only for a managed browser you test with",
     )
     p.set_defaults(handler=cmd_browser_launch)
     p = verbs.add_parser(
@@ -96,18 +112,47 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     args = ctx.args
     home = paths.ensure_home()
     started = time.monotonic()
+    network = launcher.NetworkOptions(
+        getattr(args, "proxy", None), bool(getattr(args, "ignore_https_errors", False))
+    )
     previous = launcher.read_state(home)
+    lost: int | None = None
     if previous is not None and launcher.is_alive(previous):
-        record = client.call(
-            "browser.wait", {"launch_token": previous.launch_token, "timeout_ms": 10000}, timeout_s=10.0
-        )
-        return {
-            **record,
-            "pid": previous.pid,
-            "headless": previous.headless,
-            "already_running": True,
-            "seconds": round(time.monotonic() - started, 2),
-        }
+        running = launcher.NetworkOptions(previous.proxy, previous.ignore_https_errors)
+        asked = network != launcher.NetworkOptions()
+        if asked and running != network:
+            raise RpcError(
+                "invalid_params",
+                f"the managed browser (pid {previous.pid}) is running with other network options",
+                hint="stop it first (`tabpilot browser stop`), then launch it with the options you need",
+            )
+        try:
+            record = client.call(
+                "browser.wait",
+                {"launch_token": previous.launch_token, "timeout_ms": int(REJOIN_TIMEOUT_S * 1000)},
+                timeout_s=REJOIN_TIMEOUT_S,
+            )
+        except RpcError as err:
+            if err.code != "timeout":
+                raise
+            # Alive without its extension (the daemon moved, the worker is gone): waiting again changes
+            # nothing, a fresh start does. The person is told below.
+            lost = previous.pid
+            network = running if not asked else network
+            if (
+                headless is None
+                and not getattr(args, "headed", False)
+                and not getattr(args, "headless", False)
+            ):
+                headless = previous.headless
+        else:
+            return {
+                **record,
+                "pid": previous.pid,
+                "headless": previous.headless,
+                "already_running": True,
+                "seconds": round(time.monotonic() - started, 2),
+            }
     launcher.stop(home)  # forget a stale record
     executable = launcher.find_browser(getattr(args, "executable", None))
     if launcher.is_branded_chrome(executable):
@@ -137,9 +182,20 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     )
     launcher.set_download_folder(profile, paths.downloads_dir(home))
     log_path = os.path.join(paths.log_dir(home), "browser.log")
-    process = launcher.spawn(launcher.browser_argv(executable, extension_dir, profile, headless), log_path)
+    argv = launcher.browser_argv(executable, extension_dir, profile, headless, network)
+    process = launcher.spawn(argv, log_path)
     launcher.write_state(
-        home, launcher.ManagedBrowser(process.pid, executable, profile, headless, token, time.time())
+        home,
+        launcher.ManagedBrowser(
+            process.pid,
+            executable,
+            profile,
+            headless,
+            token,
+            time.time(),
+            network.proxy,
+            network.ignore_https_errors,
+        ),
     )
     deadline = time.monotonic() + ctx.timeout_s(LAUNCH_TIMEOUT_S)
     while True:
@@ -171,6 +227,9 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
         "executable": executable,
         "profile": profile,
         "already_running": False,
+        "restarted_lost_pid": lost,
+        "proxy": network.proxy,
+        "ignore_https_errors": network.ignore_https_errors,
         "seconds": round(time.monotonic() - started, 2),
     }
 
@@ -181,10 +240,18 @@ def cmd_browser_launch(args: argparse.Namespace, ctx: Context) -> int:
         text = f"managed browser already running (pid {result['pid']}): {describe_browser(result)}"
     else:
         mode = "headless" if result["headless"] else "headed"
+        extras = f", proxy {result['proxy']}" if result.get("proxy") else ""
+        if result.get("ignore_https_errors"):
+            extras += ", any certificate accepted"
         text = (
             f"browser {result['instance_id']} connected in {result['seconds']} s ({result['browser']} "
-            f"{result['browser_version']}, {mode}, pid {result['pid']})"
+            f"{result['browser_version']}, {mode}, pid {result['pid']}{extras})"
         )
+        if result.get("restarted_lost_pid"):
+            text = (
+                f"the managed browser (pid {result['restarted_lost_pid']}) was running without its "
+                f"extension connected: restarted it\n{text}"
+            )
     return ctx.emit(result, text)
 
 

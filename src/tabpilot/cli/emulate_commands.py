@@ -91,7 +91,9 @@ borrowed tab, `tab return`: the person gets their tab back as it was.
     p.add_argument(
         "--mobile", action="store_true", help="with --viewport: mobile layout, touch and user agent"
     )
-    p.add_argument("--user-agent", type=OneLine(512), metavar="UA", help="the user agent the page and its servers see")
+    p.add_argument(
+        "--user-agent", type=OneLine(512), metavar="UA", help="the user agent the page and its servers see"
+    )
     p.add_argument("--geolocation", type=latlon, metavar="LAT,LON", help="where the page thinks it is")
     p.add_argument("--timezone", metavar="TZ", help="an IANA timezone, e.g. America/New_York")
     p.add_argument("--locale", type=locale, metavar="L", help="a locale (BCP 47), e.g. fr-FR")
@@ -112,7 +114,10 @@ def cmd_emulate(args: argparse.Namespace, ctx: Context) -> int:
             f"{d.name}  {d.viewport[0]}x{d.viewport[1]} dpr {d.dpr:g}{'  mobile' if d.mobile else ''}{'  touch' if d.touch else ''}"
             for d in devices
         ]
-        listed = [{"name": d.name, "viewport": f"{d.viewport[0]}x{d.viewport[1]}", "dpr": d.dpr, "mobile": d.mobile} for d in devices]
+        listed = [
+            {"name": d.name, "viewport": f"{d.viewport[0]}x{d.viewport[1]}", "dpr": d.dpr, "mobile": d.mobile}
+            for d in devices
+        ]
         return ctx.emit({"devices": listed}, "\n".join(lines))
     params: dict[str, Any] = {}
     if args.reset:

@@ -108,6 +108,7 @@ const sessions = createSessionManager({
   admit: (tab, options) => sites.admit(tab, options),
   beforeStop: async (tabIds, sessionId) => {
     await networkRoutes.remove(sessionId, null);
+    await networkRoutes.unshape(sessionId);
     await geolocationGrants.revoke(sessionId, null).catch(() => {});
     await borrowing.giveBackAll(sessionId);
     await dialogs.dismissAll(tabIds);
