@@ -11,6 +11,7 @@ import shutil
 import ssl
 import subprocess
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ PAGE = b"""<!doctype html><html><head><title>Echo</title>
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
-    """Answers every GET with PAGE (or /text with plain text) and records (path, headers) first."""
+    """Answers every GET with PAGE (/text: plain text; /redirect?to=URL: a 302 there) and records
+    (path, headers) first."""
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -29,6 +31,13 @@ class Recorder(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         server: Any = self.server
         server.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+        if self.path.startswith("/redirect?to="):
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(302)
+                self.send_header("Location", urllib.parse.unquote(self.path.split("=", 1)[1]))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            return
         body = PAGE if not self.path.startswith("/text") else b"plain text"
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.send_response(200)
