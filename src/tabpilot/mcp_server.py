@@ -84,22 +84,22 @@ SHARED_HELP = {
 # What a parameter the CLI leaves to its usage line (a positional such as TARGET) means, in a tool's
 # schema; by the tool and parameter first, then by the parameter alone.
 PARAM_HELP: dict[str | tuple[str, str], str] = {
-    "target": "the element: a ref from the snapshot (@e12), a CSS selector, or text=…",
-    "source": "the element to drag: a ref (@e12), a CSS selector, or text=…",
+    "target": "@e12, CSS selector or text=…",
+    "source": "what to drag: @e12, CSS selector or text=…",
     "text": "the text",
-    "keys": "keys or chords, e.g. Enter, Control+a",
-    "values": "the options to select, by label or value",
-    "files": "paths of the files to upload",
-    "duration": "how long, e.g. 2s or 500ms",
-    "button": "which mouse button (default left)",
-    "tab_id": "the tab's id from tab_list",
-    "key": "the item's key",
-    "value": "the value to set",
-    "file": "the file's path",
-    ("dialog", "action"): "accept or dismiss the open dialog; leave out to say which dialog is open",
-    ("cookies", "action"): "what to do with cookies (default list)",
-    ("storage", "action"): "what to do with localStorage (default list)",
-    ("state", "action"): "save the session's cookies and localStorage to file, or load them from it",
+    "keys": "e.g. Enter, Control+a",
+    "values": "option labels or values",
+    "files": "file paths",
+    "duration": "e.g. 2s",
+    "button": "default left",
+    "tab_id": "from tab_list",
+    "key": "the key",
+    "value": "set: the value",
+    "file": "its path",
+    ("dialog", "action"): "none: say which dialog is open",
+    ("cookies", "action"): "default list",
+    ("storage", "action"): "default list",
+    ("state", "action"): "to or from file",
 }
 
 
