@@ -109,7 +109,18 @@ def test_geolocation_reaches_a_page_nobody_granted_it_to(tp: Tabpilot, pages: Pa
     assert page(tp, "navigator.permissions.query({name: 'geolocation'}).then(p => p.state)") != "granted"
     tp.run("emulate", "--geolocation", "35.68,139.69")
     assert page(tp, WHERE) == [35.68, 139.69]
+    state = "navigator.permissions.query({name: 'geolocation'}).then(p => p.state)"
     tp.run("emulate", "--reset")
+    assert page(tp, state) != "granted"
+    # Another session's grant ends with it.
+    other = ("--session", "geo")
+    tp.run("session", "start", "geo")
+    tp.run("open", pages.url("agentkit/mobile.html?geo=2"), *other)
+    tp.run("emulate", "--geolocation", "1,2", *other)
+    assert json.loads(tp.run("eval", state, *other).out) == "granted"
+    tp.run("session", "stop", "geo")
+    tp.run("reload")
+    assert page(tp, state) != "granted"
 
 
 def test_a_locale_is_the_pages_language_and_the_servers_accept_language(tp: Tabpilot) -> None:
