@@ -1,8 +1,8 @@
-"""`browser launch` options, checked where they land: with --proxy a page's request reaches the proxy
-(a loopback one that answers itself) while the extension still reaches the daemon; with
---ignore-https-errors a self-signed HTTPS server gets the page's request; and a managed browser that is
-alive but lost its extension is said to be so and restarted, with the same options, instead of a
-"retry" loop."""
+"""`browser launch` options, checked where they land: a managed browser that is alive but lost its
+extension is said to be so and restarted (here with new options) instead of a "retry" loop; with
+--proxy a page's request reaches the proxy (a loopback one that answers itself) while the extension
+still reaches the daemon; with --ignore-https-errors a self-signed HTTPS server gets the page's
+request. The tests run in order on one browser."""
 
 from __future__ import annotations
 
@@ -30,15 +30,28 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Echo]:
 
 @pytest.fixture(scope="module")
 def launched(proxy: Proxy) -> Iterator[Tabpilot]:
+    """A managed browser, plain at first; the first test restarts it with the options."""
     env = Tabpilot()
     try:
-        line = env.run(
-            "browser", "launch", "--headless", "--proxy", proxy.url, "--ignore-https-errors", timeout=90
-        ).out
-        assert f"proxy {proxy.url}, any certificate accepted)" in line, line
+        env.run("browser", "launch", "--headless", timeout=90)
         yield env
     finally:
         env.cleanup()
+
+
+def test_a_browser_that_lost_its_extension_is_said_so_and_restarted(launched: Tabpilot, proxy: Proxy) -> None:
+    before = launched.browser_pid
+    assert before is not None
+    # The daemon comes back on another port: the running browser's extension cannot find it again.
+    launched.run("daemon", "stop")
+    launched.port = free_port()
+    again = launched.run("browser", "launch", "--proxy", proxy.url, "--ignore-https-errors", timeout=120)
+    lost = f"the managed browser (pid {before}) was running without its extension connected: restarted it"
+    assert again.out.startswith(lost), again.out
+    assert f"proxy {proxy.url}, any certificate accepted)" in again.out, again.out
+    assert launched.browser_pid != before
+    wait_until(lambda: not pid_alive(before), timeout=20)
+    assert launched.run("open", "about:blank").code == 0
 
 
 def test_a_page_goes_through_the_proxy(launched: Tabpilot, proxy: Proxy) -> None:
@@ -54,21 +67,8 @@ def test_a_self_signed_server_gets_the_pages_request(launched: Tabpilot, tls: Ec
     assert launched.run("eval", "location.protocol").out.strip() == '"https:"'
 
 
-def test_a_browser_that_lost_its_extension_is_restarted_with_its_options(
-    launched: Tabpilot, proxy: Proxy
-) -> None:
-    before = launched.browser_pid
-    assert before is not None
-    # The daemon comes back on another port: the running browser's extension cannot find it again.
-    launched.run("daemon", "stop")
-    launched.port = free_port()
-    again = launched.run("browser", "launch", timeout=120)
-    assert (
-        f"the managed browser (pid {before}) was running without its extension connected: restarted it"
-        in (again.out)
-    ), again.out
-    assert launched.browser_pid != before
-    wait_until(lambda: not pid_alive(before), timeout=20)
-    asked = len(proxy.asked)
-    launched.run("open", "http://tabpilot-proxy.test/after-restart")
-    assert len(proxy.asked) > asked
+def test_other_options_for_a_connected_browser_are_refused_with_a_hint(launched: Tabpilot) -> None:
+    refused = launched.run("browser", "launch", "--proxy", "http://127.0.0.1:9", check=False)
+    assert refused.code == 1 and "running with other network options" in refused.err, refused.err
+    assert "hint: stop it first" in refused.err
+    assert launched.run("browser", "launch").out.startswith("managed browser already running")

@@ -120,12 +120,6 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     if previous is not None and launcher.is_alive(previous):
         running = launcher.NetworkOptions(previous.proxy, previous.ignore_https_errors)
         asked = network != launcher.NetworkOptions()
-        if asked and running != network:
-            raise RpcError(
-                "invalid_params",
-                f"the managed browser (pid {previous.pid}) is running with other network options",
-                hint="stop it first (`tabpilot browser stop`), then launch it with the options you need",
-            )
         try:
             record = client.call(
                 "browser.wait",
@@ -136,16 +130,18 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
             if err.code != "timeout":
                 raise
             # Alive without its extension (the daemon moved, the worker is gone): waiting again changes
-            # nothing, a fresh start does. The person is told below.
+            # nothing, a fresh start does, with the options asked for now or else the ones it had.
             lost = previous.pid
-            network = running if not asked else network
-            if (
-                headless is None
-                and not getattr(args, "headed", False)
-                and not getattr(args, "headless", False)
-            ):
-                headless = previous.headless
+            network = network if asked else running
+            if not getattr(args, "headed", False) and not getattr(args, "headless", False):
+                headless = previous.headless if headless is None else headless
         else:
+            if asked and running != network:
+                raise RpcError(
+                    "invalid_params",
+                    f"the managed browser (pid {previous.pid}) is running with other network options",
+                    hint="stop it first (`tabpilot browser stop`), then launch it with the options you need",
+                )
             return {
                 **record,
                 "pid": previous.pid,
