@@ -44,6 +44,7 @@ PARSING = [
     (["browser", "launch", "--proxy", "ftp://proxy.example:21"], 1),
     (["browser", "launch", "--proxy", "http://"], 1),
     (["browser", "launch", "--proxy", "http://proxy.example:99999"], 1),
+    (["browser", "launch", "--proxy", "http://user:pw@proxy.example:3128"], 1),
 ]
 REFUSED = [
     (["init-script", "remove", "s999999"], 1),

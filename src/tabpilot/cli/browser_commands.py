@@ -34,7 +34,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="start a managed Chromium with the extension, paired automatically",
         description="Start a Chromium-family browser with the tabpilot extension on a managed profile "
         "under $TABPILOT_HOME/browser/, paired with this daemon; returns once the extension is connected. "
-        "Headless when there is no display.",
+        "Headless when there is no display. A managed browser that runs but whose extension does not "
+        "connect within 10 s is stopped and started again (it says so).",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--headed", action="store_true", help="show a window even without $DISPLAY detection")

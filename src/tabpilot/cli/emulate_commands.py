@@ -71,10 +71,11 @@ borrowed tab, `tab return`: the person gets their tab back as it was.
 
   tabpilot emulate --viewport 390x844 --mobile     a phone-sized page with a mobile user agent
   tabpilot emulate --device "iPhone 15 Pro"        any of {len(catalogue())} devices (--list-devices), any spelling
-  tabpilot emulate --user-agent "MyBot/1.0"         the user agent pages and servers see
+  tabpilot emulate --user-agent "MyBot/1.0"        the user agent pages and servers see
   tabpilot emulate --geolocation 48.85,2.35 --timezone Europe/Paris --locale fr-FR
-                                                   the page may know where it is; navigator.language,
-                                                   Intl and the Accept-Language header say fr-FR
+                                                   the page's site may know where it is (until --reset
+                                                   or `session stop`); navigator.language, Intl and
+                                                   the Accept-Language header say fr-FR
   tabpilot emulate --color-scheme dark --offline
   tabpilot emulate --reset                         everything back to the browser's own""",
     )

@@ -228,6 +228,8 @@ class WebOrigin:
         if parts is None or parts.scheme not in self.schemes or not parts.hostname:
             shown = " or ".join(f"{s}://" for s in self.schemes)
             raise argparse.ArgumentTypeError(f"{text!r} is not an origin ({shown}host[:port])")
+        if parts.username is not None:
+            raise argparse.ArgumentTypeError(f"{text!r}: give it without user:password@")
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         default = {"http": 80, "https": 443}.get(parts.scheme)
         return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
