@@ -1,13 +1,11 @@
 """Emulation and PDF, end to end: the page sees the emulated viewport, mobile user agent, timezone, locale,
-colour scheme, place and offline network; `--reset` and giving a borrowed tab back leave none of it; `pdf`
-writes a real PDF."""
+colour scheme, place (with no person granting it) and offline network, and its server the emulated
+user agent and Accept-Language; any catalogued device by any spelling, its screenshot the phone's size;
+`--reset`, the session's end and giving a borrowed tab back leave none of it; `pdf` writes a real PDF."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +13,6 @@ from echo_server import Echo
 from harness import PageServer, Tabpilot
 from test_consent import answer_borrow, browser_ui, persons_window  # noqa: F401  (fixture)
 from test_person import Person, person_at
-from websockets.sync.client import connect
-
-
-@contextlib.contextmanager
-def person_grants_geolocation(tp: Tabpilot, origin: str) -> Iterator[None]:
-    """The person lets the site know where they are (held while their DevTools connection lasts)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{tp.devtools().port}/json/version", timeout=5) as response:
-        endpoint = json.load(response)["webSocketDebuggerUrl"]
-    with connect(endpoint) as ws:
-        grant = {"permissions": ["geolocation"], "origin": origin}
-        ws.send(json.dumps({"id": 1, "method": "Browser.grantPermissions", "params": grant}))
-        while json.loads(ws.recv(timeout=10)).get("id") != 1:
-            pass
-        yield
 
 
 def page(tp: Tabpilot, expression: str, *args: str) -> Any:
@@ -51,8 +35,7 @@ def test_the_page_sees_what_is_emulated_and_reset_restores_it(tp: Tabpilot, page
     assert page(tp, "matchMedia('(prefers-color-scheme: dark)').matches") is True
     tp.run("emulate", "--geolocation", "48.85,2.35")
     where = "new Promise(r => navigator.geolocation.getCurrentPosition(p => r([p.coords.latitude, p.coords.longitude]), e => r(e.message)))"
-    with person_grants_geolocation(tp, pages.origin):
-        assert page(tp, where) == [48.85, 2.35]
+    assert page(tp, where) == [48.85, 2.35]
     tp.run("emulate", "--offline")
     fetch = "fetch('/index.html?x=' + Math.random()).then(() => 'online', () => 'offline')"
     assert page(tp, fetch) == "offline"
