@@ -30,6 +30,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="""\
 A script added here runs first in every document the tab loads from then on (reload to apply it to
 the page already shown), in the page's own world: it can stub an API or record what the page does.
+It runs in the tab's frames of the same process, not in another site's frame, nor in tabs the page opens.
 
   tabpilot init-script add stub.js       prints its id (s1)
   tabpilot init-script list
