@@ -78,7 +78,7 @@ def test_state_save_then_load_into_a_fresh_managed_browser_restores_the_login(
         fresh.run("browser", "launch", "--headless", timeout=90)
         assert signed_in_as(fresh, pages) == "Signed out"
         loaded = fresh.run("state", "load", str(saved)).out.strip()
-        assert loaded.startswith("loaded ") and "localStorage of 1 origins" in loaded, loaded
+        assert loaded.startswith("loaded ") and "localStorage of 1 origin" in loaded, loaded
         assert signed_in_as(fresh, pages) == "Signed in as grace"
         assert page_value(fresh, "localStorage.getItem('draft')") == "hello"
     finally:
