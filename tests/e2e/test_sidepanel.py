@@ -207,6 +207,42 @@ def test_a_turn_streams_into_the_panel_with_a_real_click_on_the_bound_tab(
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 
+def where(panel: Person) -> dict[str, Any]:
+    return dict(
+        panel.eval(
+            "(() => { const w = document.querySelector('#where'); return {hidden: w.hidden,"
+            " title: w.querySelector('.tab-title').textContent, site: w.querySelector('.tab-site').textContent,"
+            " agent: w.querySelector('.agent-line').textContent, markup: w.querySelectorAll('*').length}; })()"
+        )
+    )
+
+
+def test_the_header_names_the_bound_tab_and_follows_its_navigation_and_title(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    url = pages.url("panel-signin.html") + "?header"
+    tab = open_tab(browser_ui, url)
+    site = url.split("/")[2]
+    with popped_out(tp, tab) as panel:
+        wait_until(lambda: where(panel)["title"] == "Panel shop", timeout=20)
+        shown = where(panel)
+        assert not shown["hidden"] and shown["site"] == site, shown
+        wait_until(lambda: where(panel)["agent"].startswith("Claude Code · "), timeout=20)
+        second = pages.url("second.html") + "?header"
+        chrome(browser_ui, f"chrome.tabs.update({tab}, {{url: {json.dumps(second)}}})")
+        wait_until(lambda: where(panel)["title"] == "Second page", timeout=20)
+        # The page names itself with markup: the header shows it as words, and adds no element.
+        markup = where(panel)["markup"]
+        with person_at(tp, second) as page:
+            page.eval("document.title = '<img src=x onerror=\"window.__pwned = 1\">Renamed'")
+        wait_until(
+            lambda: where(panel)["title"] == '<img src=x onerror="window.__pwned = 1">Renamed', timeout=20
+        )
+        assert where(panel)["markup"] == markup
+        assert panel.eval("window.__pwned === undefined")
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
 def test_attached_page_selection_and_screenshot_reach_the_model_fenced_as_untrusted_data(
     tp: Tabpilot, browser_ui: Person, pages: PageServer, model: FakeAnthropic
 ) -> None:

@@ -311,7 +311,8 @@ class ChatService:
             *(asyncio.to_thread(self.readiness.get, name, config) for name in registry.ADAPTERS)
         )
         return {
-            "agents": [a.to_json() for a in agents],
+            # The model the person set for each agent (`panel agent set NAME --model`), shown in the header.
+            "agents": [{**a.to_json(), "model": config.agent(a.id).model} for a in agents],
             "workspaces": [{"id": w.id, "label": w.label} for w in config.workspaces],
         }
 

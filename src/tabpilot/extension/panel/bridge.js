@@ -255,7 +255,7 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
       const tab = await tabs.get(tab_id).catch(() => null);
       if (!tab) throw new RpcError("not_found", `tab ${tab_id} is closed`, "unknown_tab");
       const blocked = await admit(/** @type {Tab & {id: number}} */ (tab)).then(() => null, (err) => wireError(err));
-      return { tab_id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", blocked, conversation_id: await bindings.ofTab(tab_id) };
+      return { tab_id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", icon: tab.favIconUrl ?? "", blocked, conversation_id: await bindings.ofTab(tab_id) };
     },
     async start(_port, { tab_id, agent, workspace, conversation_id }) {
       const tab = await usableTab(tab_id);

@@ -7,6 +7,7 @@ import { createPanelLink, PanelError } from "./link.js";
 import { emptyTimeline, applyEvent, applyEvents } from "./timeline.js";
 import { createTimelineView } from "./view.js";
 import { createComposerQueue } from "./composer.js";
+import { renderWhere } from "./header.js";
 import { PANEL_PAGE } from "../panel/names.js";
 
 const AGENT_KEY = "tabpilot.panel.agent";
@@ -33,7 +34,7 @@ const pinned = Number(new URLSearchParams(location.search).get("tab")) || null;
 /** What the page shows now. */
 const shown = {
   /** @type {number | null} */ tabId: null,
-  /** @type {{url: string, title: string, blocked: {code: string, message: string} | null} | null} */ tab: null,
+  /** @type {{url: string, title: string, icon?: string, blocked: {code: string, message: string} | null} | null} */ tab: null,
   /** @type {string | null} */ cid: null,
   timeline: emptyTimeline(),
   linkState: "connecting",
@@ -147,10 +148,23 @@ async function loadAgents() {
     workspaceSelect.replaceChildren(new Option("Browser only", ""), ...workspaces.map((/** @type {any} */ w) => new Option(w.label, w.id)));
     workspaceSelect.value = workspaces.some((/** @type {any} */ w) => w.id === folder) ? folder : "";
     showAgentNote();
+    showWhere();
   } catch (err) {
     note($("agent-note"), describe(err), true);
   }
   renderComposer();
+}
+
+function showWhere() {
+  renderWhere($("where"), shown.tab, shown.agents.find((a) => a.id === agentSelect.value) ?? null);
+}
+
+/** The shown tab changed its title or icon (no new conversation: only the header follows). @param {number} tabId @param {chrome.tabs.TabChangeInfo} change */
+function retitle(tabId, change) {
+  if (tabId !== shown.tabId || !shown.tab || (change.title === undefined && change.favIconUrl === undefined)) return;
+  if (change.title !== undefined) shown.tab.title = change.title;
+  if (change.favIconUrl !== undefined) shown.tab.icon = change.favIconUrl;
+  showWhere();
 }
 
 function showAgentNote() {
@@ -172,6 +186,7 @@ async function showTab(tabId) {
     const info = await link.call("tab", { tab_id: tabId });
     if (shown.tabId !== tabId) return;
     shown.tab = info;
+    showWhere();
     note($("tab-note"), info.blocked ? `${info.blocked.message}` : null, Boolean(info.blocked));
     await early;
     // The tab's conversation changed between the two answers.
@@ -355,6 +370,7 @@ for (const b of document.querySelectorAll("[data-attach]")) {
 agentSelect.addEventListener("change", () => {
   localStorage.setItem(AGENT_KEY, agentSelect.value);
   showAgentNote();
+  showWhere();
   // Another agent cannot resume this one's conversation: it starts a new one.
   if (shown.cid) newChat();
   renderComposer();
@@ -374,6 +390,7 @@ async function firstTab() {
   if (pinned !== null) {
     chrome.tabs.onUpdated.addListener((tabId, change) => {
       if (tabId === pinned && change.url) void showTab(pinned);
+      else retitle(tabId, change);
     });
     return pinned;
   }
@@ -384,6 +401,7 @@ async function firstTab() {
   });
   chrome.tabs.onUpdated.addListener((tabId, change) => {
     if (tabId === shown.tabId && change.url) void showTab(tabId);
+    else retitle(tabId, change);
   });
   const [active] = await chrome.tabs.query({ active: true, windowId: win.id });
   return active?.id ?? null;
