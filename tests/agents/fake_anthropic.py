@@ -30,7 +30,15 @@ class Use:
     text: str = ""
 
 
-Reply = Say | Use
+@dataclass
+class Fail:
+    """The API fails this step with an HTTP error, every time it is asked."""
+
+    status: int = 500
+    message: str = "Internal server error"
+
+
+Reply = Say | Use | Fail
 
 
 @dataclass
@@ -62,11 +70,14 @@ class FakeAnthropic:
                     return self._json(_message([{"type": "text", "text": "Chat"}], "end_turn"))
                 reply = fake.reply_for(body.get("messages") or [])
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    if isinstance(reply, Fail):
+                        error = {"type": "api_error", "message": reply.message}
+                        return self._json({"type": "error", "error": error}, reply.status)
                     self._stream(reply)
 
-            def _json(self, obj: dict[str, Any]) -> None:
+            def _json(self, obj: dict[str, Any], status: int = 200) -> None:
                 data = json.dumps(obj).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -76,7 +87,7 @@ class FakeAnthropic:
                 self.wfile.write(f"event: {name}\ndata: {json.dumps(obj)}\n\n".encode())
                 self.wfile.flush()
 
-            def _stream(self, reply: Reply) -> None:
+            def _stream(self, reply: Say | Use) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")

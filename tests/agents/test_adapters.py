@@ -329,3 +329,14 @@ def test_the_env_is_an_allow_list_the_agents_own_and_the_persons_choice_pass() -
         and not envseal.choosable("A=B")
         and envseal.choosable("CORP_CA")
     )
+
+
+def test_claude_api_retries_become_retry_signals_and_the_failure_names_its_reason() -> None:
+    # Recorded from Claude Code 2.1.328 against a model API that answered 500, with two retries allowed.
+    found = signals(claude, "claude-api-retry.jsonl")
+    retries = [s.data for s in found if s.kind == "retry"]
+    assert [(r["attempt"], r["max_retries"], r["status"]) for r in retries] == [(1, 2, 500), (2, 2, 500)]
+    assert all(r["delay_ms"] > 0 for r in retries)
+    failed = [s for s in found if s.kind == "failed"]
+    assert len(failed) == 1 and failed[0].data["code"] == "api_error", failed
+    assert failed[0].data["message"].startswith("API Error: 500")

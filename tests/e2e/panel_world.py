@@ -20,10 +20,11 @@ from test_person import Person
 # The fake model lives with the other agent-run tests; the panel's tests take it from here.
 if str(REPO / "tests" / "agents") not in sys.path:
     sys.path.insert(0, str(REPO / "tests" / "agents"))
-from fake_anthropic import FakeAnthropic, Say, Use
+from fake_anthropic import Fail, FakeAnthropic, Say, Use
 
 __all__ = [
     "REAL_CLAUDE",
+    "Fail",
     "FakeAnthropic",
     "Say",
     "Use",

@@ -18,7 +18,17 @@ from typing import Any
 
 import pytest
 from harness import REPO, PageServer, Tabpilot, wait_until
-from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, agent_runs, claude_browser, open_tab, popped_out
+from panel_world import (
+    REAL_CLAUDE,
+    Fail,
+    FakeAnthropic,
+    Say,
+    Use,
+    agent_runs,
+    claude_browser,
+    open_tab,
+    popped_out,
+)
 from test_consent import EXTENSION, block, chrome, extension_page
 from test_person import Person, person_at
 
@@ -39,6 +49,7 @@ SCRIPTS = {
     "slow": [Say(SLOW, delay_s=0.05)],
     "long": [Say(LONG, delay_s=0.025)],
     "quick": [Say(["Quick ", "answer."])],
+    "fails": [Fail(500)],
     "again": [Say(["second ", "turn"])],
     # What a page could make an agent repeat: markup and a script link.
     "hostile": [
@@ -70,7 +81,10 @@ def tp(model: FakeAnthropic, argv_log: Path) -> Iterator[Tabpilot]:
     home = argv_log.parent / "home"
     home.mkdir()
     wrapper = argv_log.parent / "claude"
-    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{argv_log}"\nexec "{REAL_CLAUDE}" "$@"\n')
+    # Two retries (not ten, over minutes) when the fake model fails on purpose.
+    wrapper.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{argv_log}"\nCLAUDE_CODE_MAX_RETRIES=2 exec "{REAL_CLAUDE}" "$@"\n'
+    )
     wrapper.chmod(stat.S_IRWXU)
     with claude_browser(model, wrapper, claude_home=str(home)) as env:
         yield env
@@ -240,6 +254,47 @@ def test_the_header_names_the_bound_tab_and_follows_its_navigation_and_title(
         )
         assert where(panel)["markup"] == markup
         assert panel.eval("window.__pwned === undefined")
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+def test_an_api_failure_shows_working_then_each_retry_then_words_for_the_person(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer, model: FakeAnthropic
+) -> None:
+    url = pages.url("panel-signin.html") + "?fails"
+    tab = open_tab(browser_ui, url)
+    with popped_out(tp, tab) as panel:
+        # Everything the panel said about the failing turn, as it said it.
+        panel.eval(
+            "window.__status = []; new MutationObserver(() => { const w = !document.querySelector('#working').hidden;"
+            " const r = [...document.querySelectorAll('.notice.retry')].map(e => e.textContent).join('');"
+            " const u = document.querySelectorAll('.bubble.user').length;"
+            " const last = __status.at(-1); if (!last || last.w !== w || last.r !== r || last.u !== u) __status.push({w, r, u}); })"
+            ".observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true})"
+        )
+        asked = len(model.main_requests())
+        say(panel, "Hello [[script:fails]]")
+        wait_until(
+            lambda: panel.eval("!!document.querySelector('.notice.error')") and not running(panel), timeout=90
+        )
+        status = panel.eval("__status")
+        # Working from the moment Send was pressed, before the person's bubble came back from the daemon.
+        assert status[0]["w"] and status[0]["u"] == 0, status
+        retries = [s["r"] for s in status if s["r"].startswith("Retrying")]
+        assert any("attempt 1 of 2" in r for r in retries) and any("attempt 2 of 2" in r for r in retries), (
+            status
+        )
+        assert all(s["w"] for s in status if s["r"].startswith("Retrying")), status
+        assert not panel.eval("!document.querySelector('#working').hidden")
+        final = panel.eval("document.querySelector('.notice.retry').textContent")
+        assert final.startswith("Retried 2 times (at most 2)"), final
+        error = panel.eval("document.querySelector('.notice.error').textContent")
+        assert error.startswith("Your agent's model service failed"), error
+        assert "success" not in error and "{" not in error and "api_error" not in error, error
+        # The model really was asked three times: the first try and two retries.
+        assert len(model.main_requests()) - asked == 3
+        cid = conversation_of(tp, tab)["conversation_id"]
+        kinds = [e["kind"] for e in events_of(tp, cid)]
+        assert kinds.count("retry") == 2, kinds
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 

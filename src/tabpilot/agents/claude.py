@@ -152,6 +152,8 @@ class Stream:
         kind = obj.get("type")
         if kind == "system" and obj.get("subtype") == "init" and isinstance(obj.get("session_id"), str):
             return [Signal("session", {"agent_session_id": obj["session_id"]})]
+        if kind == "system" and obj.get("subtype") == "api_retry":
+            return [_retry(obj)]
         # Sub-agents talk among themselves; the panel shows the main conversation only.
         if obj.get("parent_tool_use_id") is not None:
             return []
@@ -187,11 +189,14 @@ class Stream:
                 errors = obj.get("errors")
                 if isinstance(errors, list) and errors:
                     message = "; ".join(map(str, errors))
+                # A failed API call ends with subtype "success" and is_error: the reason says what it was.
+                subtype = obj.get("subtype")
+                code = obj.get("terminal_reason") if subtype in (None, "success") else subtype
                 return [
                     Signal(
                         "failed",
                         {
-                            "code": str(obj.get("subtype") or "error"),
+                            "code": str(code or "error"),
                             "message": clip(str(message)),
                             "terminal_reason": obj.get("terminal_reason"),
                         },
@@ -237,6 +242,23 @@ class Stream:
                 )
             )
         return signals
+
+
+def _retry(obj: dict[str, Any]) -> Signal:
+    data: dict[str, Any] = {
+        "attempt": _count(obj.get("attempt")),
+        "max_retries": _count(obj.get("max_retries")),
+        "delay_ms": _count(obj.get("retry_delay_ms")),
+    }
+    if isinstance(obj.get("error_status"), int):
+        data["status"] = obj["error_status"]
+    if isinstance(obj.get("error"), str):
+        data["error"] = clip(obj["error"])
+    return Signal("retry", data)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _text_of(content: Any) -> str:

@@ -720,9 +720,9 @@ class ChatService:
                 conversation.meta.agent_session_id = agent_session_id
                 self.store.save_meta(conversation)
             self._emit(conversation, turn.turn_id, "session", agent_session_id=agent_session_id)
-        elif sig.kind in ("text", "tool", "tool_result"):
+        elif sig.kind in ("text", "tool", "tool_result", "retry"):
             data = dict(sig.data)
-            if sig.kind != "text":
+            if sig.kind in ("tool", "tool_result"):
                 data["source"] = "agent"
             self._emit(conversation, turn.turn_id, sig.kind, **data)
         elif sig.kind == "permission":

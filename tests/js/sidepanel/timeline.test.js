@@ -65,7 +65,7 @@ test("Stop keeps the partial text, marked interrupted, with a Stopped notice; a 
   assert.equal(t.items.at(-1).text, "Stopped");
   assert.equal(t.items.find((i) => i.type === "tool").status, "failed", "a call left open by the end");
   applyEvents(t, [ev("user", { text: "again" }), ev("turn_start", { turn_id: "t-2" }), ev("error", { turn_id: "t-2", code: "agent_exited", message: "it died" }), ev("turn_end", { turn_id: "t-2", interrupted: true, reason: "agent_exited" })]);
-  assert.ok(t.items.some((i) => i.type === "notice" && i.level === "error" && i.text === "agent_exited: it died"));
+  assert.ok(t.items.some((i) => i.type === "notice" && i.level === "error" && i.text === "The agent CLI exited unexpectedly: it died"));
   assert.match(t.items.at(-1).text, /^Interrupted/);
 });
 

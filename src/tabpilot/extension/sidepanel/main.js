@@ -8,6 +8,7 @@ import { emptyTimeline, applyEvent, applyEvents } from "./timeline.js";
 import { createTimelineView } from "./view.js";
 import { createComposerQueue } from "./composer.js";
 import { renderWhere } from "./header.js";
+import { failureWords } from "./words.js";
 import { PANEL_PAGE } from "../panel/names.js";
 
 const AGENT_KEY = "tabpilot.panel.agent";
@@ -41,6 +42,8 @@ const shown = {
   /** The link has been up since this page opened (so a later "up" is it coming back). */
   linkWasUp: false,
   /** @type {any[]} */ agents: [],
+  /** Send was pressed and the daemon has not answered yet (a new chat is started first). */
+  sending: false,
 };
 /** @type {Set<string>} */
 const attachNext = new Set();
@@ -63,8 +66,8 @@ function note(el, text, error = false) {
 
 /** @param {unknown} err */
 function describe(err) {
-  if (err instanceof PanelError) return `${err.code}: ${err.message}${err.hint ? ` (${err.hint})` : ""}`;
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof PanelError) return failureWords(err);
+  return failureWords({ message: err instanceof Error ? err.message : String(err) });
 }
 
 /** @param {any} message */
@@ -108,6 +111,8 @@ function renderComposer() {
   $("empty").hidden = shown.timeline.items.length > 0;
   const why = usable();
   const running = shown.timeline.running || composer.running;
+  // From the moment Send is pressed (the composer counts it running) until the turn ends.
+  $("working").hidden = !running && !shown.sending;
   sendButton.textContent = running ? "Stop" : "Send";
   sendButton.classList.toggle("stop", running);
   sendButton.disabled = !running && why !== null;
@@ -260,11 +265,15 @@ async function submit() {
   input.value = "";
   const attachments = [...attachNext];
   attachNext.clear();
+  shown.sending = true;
+  renderComposer();
   try {
     await composer.submit({ text, attach: attachments });
   } catch (err) {
     if (!input.value) input.value = text;
     showSendError(err);
+  } finally {
+    shown.sending = false;
   }
   renderComposer();
 }

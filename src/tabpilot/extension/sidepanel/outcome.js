@@ -30,7 +30,7 @@ function consequences(result) {
   const nav = result.navigated;
   if (nav && typeof nav === "object") parts.push(nav.committed === false ? `navigating to ${nav.url}` : `navigated to ${nav.url}`);
   const opened = result.opened_tab;
-  if (opened && typeof opened === "object") parts.push(`opened tab ${opened.tab_id} ${opened.url ?? ""}`.trim());
+  if (opened && typeof opened === "object") parts.push(`opened a new tab ${opened.url ?? ""}`.trim());
   const dialog = result.dialog;
   if (dialog && typeof dialog === "object") parts.push(`dialog: ${dialog.type}${dialog.message ? ` "${dialog.message}"` : ""}`);
   return parts.map((p) => ` → ${p}`).join("");

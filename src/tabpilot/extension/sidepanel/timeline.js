@@ -4,13 +4,15 @@
 // An event at or below the last seq already folded is dropped, so a backlog and live events may overlap.
 import { unfenceMessage } from "../panel/fence.js";
 import { outcomeLine } from "./outcome.js";
+import { failureWords, retryWords } from "./words.js";
 
 /**
  * @typedef {{type: "user", key: string, text: string, attachments: {kind: string, title: string}[]}} UserItem
  * @typedef {{type: "text", key: string, turnId: string, text: string, interrupted: boolean}} TextItem
  * @typedef {{type: "tool", key: string, callId: string, name: string, target: string, source: string,
  *   status: "running" | "ok" | "failed", summary: string, ms: number | null}} ToolItem
- * @typedef {{type: "notice", key: string, level: "error" | "stopped" | "interrupted" | "info", text: string}} NoticeItem
+ * @typedef {{type: "notice", key: string, level: "error" | "stopped" | "interrupted" | "info" | "retry", text: string,
+ *   retry?: any}} NoticeItem
  * @typedef {{type: "card", key: string, kind: "approval" | "permission", id: string, title: string, target: string,
  *   code: string | null, site: string | null, start: string | null, always: boolean, deadline: number | null,
  *   state: string, via: string}} CardItem
@@ -78,8 +80,10 @@ function interruptedText(reason) {
     case "daemon_restarted":
     case "daemon_stopped":
       return "Interrupted: tabpilot's daemon stopped during the turn; what the agent had written is kept";
+    case "agent_exited":
+      return "Interrupted: the agent CLI exited during the turn; what it had written is kept";
     default:
-      return `Interrupted (${reason}): the agent was stopped; what it had written is kept`;
+      return "Interrupted: the agent was stopped; what it had written is kept";
   }
 }
 
@@ -163,9 +167,19 @@ export function applyEvent(t, event) {
       if (event.always === true) card.via = `${card.via} · always on ${card.site ?? "this site"}`;
       return [card];
     }
+    case "retry": {
+      // One status line per turn, brought up to date by each of the agent's retries.
+      const last = /** @type {NoticeItem | undefined} */ (t.items.findLast((i) => i.type === "notice" && i.level === "retry"));
+      if (last && last.retry?.turnId === event.turn_id) {
+        last.retry = { ...event, turnId: event.turn_id };
+        last.text = retryWords(event, false);
+        return [last];
+      }
+      return add({ type: "notice", key, level: "retry", text: retryWords(event, false), retry: { ...event, turnId: event.turn_id } });
+    }
     case "error":
       // A warning the agent CLI printed (fatal: false) is shown, quietly.
-      return add({ type: "notice", key, level: event.fatal === false ? "info" : "error", text: `${event.code ?? "error"}: ${event.message ?? ""}` });
+      return add({ type: "notice", key, level: event.fatal === false ? "info" : "error", text: failureWords(event) });
     case "turn_end": {
       t.running = false;
       t.turnId = null;
@@ -175,6 +189,10 @@ export function applyEvent(t, event) {
         if (row.type === "tool" && row.status === "running") {
           row.status = "failed";
           row.summary = row.summary || "the turn ended before this call answered";
+          changed.push(row);
+        }
+        if (row.type === "notice" && row.level === "retry" && row.retry?.turnId === event.turn_id) {
+          row.text = retryWords(row.retry, true);
           changed.push(row);
         }
         // A question nobody answered by the end of its turn was a no.

@@ -6,7 +6,7 @@ import { renderMarkdown } from "./markdown.js";
 
 /** @typedef {import("./timeline.js").Item} Item */
 
-const LEVEL_CLASS = { error: "notice error", stopped: "notice stopped", interrupted: "notice interrupted", info: "notice" };
+const LEVEL_CLASS = { error: "notice error", stopped: "notice stopped", interrupted: "notice interrupted", info: "notice", retry: "notice retry" };
 /** Within this many pixels of the bottom, new text keeps the view at the bottom. */
 const NEAR_BOTTOM_PX = 48;
 /** A card's buttons take a click only after the card has been fully in view this long. */
