@@ -6,12 +6,14 @@ tab); one opens the real side panel with a trusted click.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import stat
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from panel_world import (
 )
 from test_consent import EXTENSION, block, chrome, extension_page
 from test_person import Person, person_at
+from websockets.sync.client import connect
 
 PANEL = f"{EXTENSION}/sidepanel/sidepanel.html"
 
@@ -50,6 +53,15 @@ SCRIPTS = {
     "long": [Say(LONG, delay_s=0.025)],
     "quick": [Say(["Quick ", "answer."])],
     "fails": [Fail(500)],
+    "table": [
+        Use("mcp__tabpilot__snapshot", {}),
+        Say(
+            [
+                "Prices:\n\n| Item | Price |\n|:---|---:|\n| Tea | 2 |\n| Cake **slice** | 3 |\n\n",
+                "Run:\n\n```sh\necho 'tea · cake'\n```\n",
+            ]
+        ),
+    ],
     "again": [Say(["second ", "turn"])],
     # What a page could make an agent repeat: markup and a script link.
     "hostile": [
@@ -295,6 +307,63 @@ def test_an_api_failure_shows_working_then_each_retry_then_words_for_the_person(
         cid = conversation_of(tp, tab)["conversation_id"]
         kinds = [e["kind"] for e in events_of(tp, cid)]
         assert kinds.count("retry") == 2, kinds
+    chrome(browser_ui, f"chrome.tabs.remove({tab})")
+
+
+@contextlib.contextmanager
+def clipboard_readable(tp: Tabpilot) -> Iterator[None]:
+    """The panel may read the clipboard, for as long as this DevTools session (which holds the grant) lasts."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{tp.devtools().port}/json/version", timeout=5) as response:
+        endpoint = json.load(response)["webSocketDebuggerUrl"]
+    grant = {"origin": EXTENSION, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}
+    with connect(endpoint, max_size=2**24) as ws:
+        ws.send(json.dumps({"id": 1, "method": "Browser.grantPermissions", "params": grant}))
+        while json.loads(ws.recv(timeout=10)).get("id") != 1:
+            pass
+        yield
+
+
+def clipboard(panel: Person) -> str:
+    reply = panel.send(
+        "Runtime.evaluate",
+        {"expression": "navigator.clipboard.readText()", "awaitPromise": True, "returnByValue": True},
+    )
+    return str(reply["result"].get("value"))
+
+
+def test_a_table_renders_as_a_table_copy_buttons_copy_and_tool_rows_read_decoded(
+    tp: Tabpilot, browser_ui: Person, pages: PageServer
+) -> None:
+    url = pages.url("panel-signin.html") + "?table"
+    tab = open_tab(browser_ui, url)
+    # The page names itself with characters a clipped JSON result would carry escaped.
+    with person_at(tp, url) as page:
+        page.eval("document.title = 'Café · menu'")
+    with clipboard_readable(tp), popped_out(tp, tab) as panel:
+        say(panel, "Prices please [[script:table]]")
+        wait_until(
+            lambda: panel.eval("!!document.querySelector('.bubble.agent pre')") and not running(panel),
+            timeout=60,
+        )
+        cells = panel.eval(
+            "[...document.querySelectorAll('.bubble.agent table tr')].map(r => [...r.children].map(c => c.tagName + ':' + c.textContent))"
+        )
+        assert cells == [["TH:Item", "TH:Price"], ["TD:Tea", "TD:2"], ["TD:Cake slice", "TD:3"]], cells
+        assert (
+            panel.eval("getComputedStyle(document.querySelector('.bubble.agent td:last-child')).textAlign")
+            == "right"
+        )
+        # The buttons' words add nothing to the message's text.
+        assert "Copy" not in agent_text(panel)
+        rows = tool_rows(panel)
+        assert rows[0]["outcome"].startswith('read "Café · menu"'), rows
+        assert not any("\\u" in r["outcome"] or "\\u" in r["target"] for r in rows), rows
+        click_on(panel, ".bubble.agent .copy-code")
+        wait_until(lambda: clipboard(panel) == "echo 'tea · cake'")
+        assert panel.eval("document.querySelector('.copy-code').dataset.state") == "copied"
+        click_on(panel, ".bubble.agent .copy-message")
+        wait_until(lambda: clipboard(panel).startswith("Prices:\n\n| Item | Price |"))
+        assert clipboard(panel).endswith("```sh\necho 'tea · cake'\n```\n")
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
 

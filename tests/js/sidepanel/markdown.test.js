@@ -65,3 +65,14 @@ test("stray markers are shown as they are", () => {
   assert.equal(renderInline("window.__pwned = 1 and window.__pwned"), "window.__pwned = 1 and window.__pwned");
   assert.equal(renderInline("__real__ strong"), "<strong>real</strong> strong");
 });
+
+test("a table renders as a table, its cells inline Markdown only, and a stray pipe stays text", () => {
+  const html = renderMarkdown("Prices:\n\n| Item | Price |\n|:---|---:|\n| Tea **hot** | 2 \\| 3 |\n| <b>x</b> | 4 |\n\nafter");
+  assert.equal(
+    html,
+    '<p>Prices:</p><table><thead><tr><th style="text-align:left">Item</th><th style="text-align:right">Price</th></tr></thead><tbody>' +
+      '<tr><td style="text-align:left">Tea <strong>hot</strong></td><td style="text-align:right">2 | 3</td></tr>' +
+      '<tr><td style="text-align:left">&lt;b&gt;x&lt;/b&gt;</td><td style="text-align:right">4</td></tr></tbody></table><p>after</p>',
+  );
+  assert.equal(renderMarkdown("a | b\nnot a rule"), "<p>a | b<br>not a rule</p>");
+});

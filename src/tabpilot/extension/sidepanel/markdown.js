@@ -3,7 +3,7 @@
 // itself: every character of the source is escaped, raw HTML in the source stays visible text, and a
 // link is a link only when it goes to http(s) or mailto (no javascript:, data:, or relative tricks).
 // Covered: paragraphs, headings, bullet and numbered lists, quotes, fenced and inline code, bold,
-// italics, links, horizontal rules, line breaks.
+// italics, links, horizontal rules, line breaks, tables.
 
 const ESCAPES = /** @type {Record<string, string>} */ ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" });
 
@@ -82,6 +82,29 @@ const BULLET = /^ {0,3}[-*+]\s+(.*)$/;
 const NUMBERED = /^ {0,3}(\d{1,9})[.)]\s+(.*)$/;
 const QUOTE = /^ {0,3}>\s?(.*)$/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+const TABLE_RULE = /^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/** A table row's cells; a `\|` stays in its cell. @param {string} line */
+function cells(line) {
+  const inner = line.trim().replace(/^\|/, "").replace(/(?<!\\)\|$/, "");
+  return inner.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+}
+
+/** Only these three, written by the renderer itself. @param {string} spec */
+function align(spec) {
+  const s = spec.trim();
+  const side = s.startsWith(":") && s.endsWith(":") ? "center" : s.endsWith(":") ? "right" : s.startsWith(":") ? "left" : "";
+  return side ? ` style="text-align:${side}"` : "";
+}
+
+/** @param {string[]} head @param {string[]} rule @param {string[][]} rows */
+function table(head, rule, rows) {
+  const aligns = rule.map(align);
+  /** @param {string} tag @param {string[]} row */
+  const tr = (tag, row) => `<tr>${head.map((_, i) => `<${tag}${aligns[i] ?? ""}>${renderInline(row[i] ?? "")}</${tag}>`).join("")}</tr>`;
+  const body = rows.length ? `<tbody>${rows.map((r) => tr("td", r)).join("")}</tbody>` : "";
+  return `<table><thead>${tr("th", head)}</thead>${body}</table>`;
+}
 
 /**
  * Markdown → HTML made only of the renderer's own tags. An unclosed fence (a reply still streaming)
@@ -117,6 +140,18 @@ export function renderMarkdown(source) {
       flush();
       out.push("<hr>");
       continue;
+    }
+    if (line.includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]) && lines[i + 1].includes("-")) {
+      const head = cells(line);
+      const rule = cells(lines[i + 1]);
+      if (rule.length === head.length) {
+        flush();
+        const rows = [];
+        for (i += 2; i < lines.length && lines[i].trim() !== "" && lines[i].includes("|"); i++) rows.push(cells(lines[i]));
+        i--;
+        out.push(table(head, rule, rows));
+        continue;
+      }
     }
     const heading = HEADING.exec(line);
     if (heading) {

@@ -36,6 +36,13 @@ function consequences(result) {
   return parts.map((p) => ` → ${p}`).join("");
 }
 
+/** A JSON string's escapes (`\u00b7`, `\"`) as the characters they stand for. @param {string} s */
+function unescapeJson(s) {
+  return s.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e) =>
+    e[0] === "u" ? String.fromCharCode(parseInt(e.slice(1), 16)) : (/** @type {Record<string, string>} */ ({ b: "\b", f: "\f", n: " ", r: " ", t: " " })[e] ?? e),
+  );
+}
+
 /** @param {string} text */
 function firstLine(text) {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
@@ -61,10 +68,9 @@ export function outcomeLine(name, source, summary) {
     // Clipped: what it acted on, if that much survived.
     const label = /"label":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
     const title = /"title":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
-    const unquote = (/** @type {string} */ s) => s.replace(/\\"/g, '"').replace(/\\\\/g, "\\");
-    if (label && PAST[name]) return `${PAST[name]} ${unquote(label)}`;
-    if (title !== undefined && name === "snapshot") return `read "${unquote(title)}"`;
-    return firstLine(text);
+    if (label && PAST[name]) return `${PAST[name]} ${unescapeJson(label)}`;
+    if (title !== undefined && name === "snapshot") return `read "${unescapeJson(title)}"`;
+    return firstLine(unescapeJson(text));
   }
   if (PAST[name]) return `${PAST[name]} ${targetText(result.target)}${consequences(result)}`;
   if (name === "snapshot" || name === "text" || name === "find") {

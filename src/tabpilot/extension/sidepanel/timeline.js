@@ -136,7 +136,9 @@ export function applyEvent(t, event) {
       const row = /** @type {ToolItem | undefined} */ (t.items.findLast((i) => i.type === "tool" && i.callId === event.call_id));
       if (!row) return null;
       row.status = event.ok === false || event.is_error === true ? "failed" : "ok";
-      row.summary = outcomeLine(row.name, row.source, event.summary ?? event.output ?? event.content);
+      const said = event.summary ?? event.output ?? event.content;
+      // A refused tabpilot call carries its code: worded for the person, not shown raw.
+      row.summary = row.status === "failed" && typeof event.code === "string" ? failureWords({ code: event.code, reason: event.reason, message: String(said ?? "") }) : outcomeLine(row.name, row.source, said);
       row.ms = typeof event.ms === "number" ? event.ms : null;
       return [row];
     }

@@ -3,6 +3,7 @@
 // changes (a streaming reply re-renders only its own bubble). A card's buttons take a click only after
 // the card has been in view for ARM_MS (the same rule as the cards in pages, prompt/prompt.js).
 import { renderMarkdown } from "./markdown.js";
+import { addCopyButtons, copyClicked } from "./copy.js";
 
 /** @typedef {import("./timeline.js").Item} Item */
 
@@ -42,6 +43,7 @@ function fill(item, node) {
     case "text":
       // The renderer's output holds only its own tags (sidepanel/markdown.js); nothing of the text is markup.
       node.innerHTML = renderMarkdown(item.text);
+      addCopyButtons(node, item.text);
       node.classList.toggle("interrupted", item.interrupted);
       return;
     case "tool": {
@@ -132,6 +134,7 @@ export function createTimelineView(container, latest, { onAnswer = () => {} } = 
     },
     { root: null, threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 },
   );
+  container.addEventListener("click", copyClicked);
   container.addEventListener(
     "click",
     (event) => {

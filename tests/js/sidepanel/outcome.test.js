@@ -1,0 +1,15 @@
+// @ts-check
+// A tool row's outcome line reads as the characters the page had, even from a clipped JSON result.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { outcomeLine } from "../../../src/tabpilot/extension/sidepanel/outcome.js";
+
+test("a clipped result's label and title are decoded: no \\u00b7, no \\\"", () => {
+  assert.equal(outcomeLine("snapshot", "tabpilot", '{"title":"Caf\\u00e9 \\u00b7 menu \\"x\\"","url":"http://x","lines":["aaa…'), 'read "Café · menu "x""');
+  assert.equal(outcomeLine("click", "tabpilot", '{"target":{"label":"button \\"Sign \\u00b7 in\\"","ref":"e1"},"x":"…'), 'clicked button "Sign · in"');
+  assert.equal(outcomeLine("eval", "tabpilot", '{"value":"a \\u00b7 b","more":"…'), '{"value":"a · b","more":"…');
+});
+
+test("a new tab is named by its address, not its id", () => {
+  assert.equal(outcomeLine("click", "tabpilot", JSON.stringify({ target: { label: "link", ref: "e2" }, opened_tab: { tab_id: 7, url: "https://x.test/" } })), "clicked link @e2 → opened a new tab https://x.test/");
+});
