@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -16,6 +17,8 @@ from pathlib import Path
 from harness import REPO, Tabpilot, wait_until
 from test_consent import chrome, extension_page
 from test_person import Person
+
+from tabpilot import protocol
 
 # The fake model lives with the other agent-run tests; the panel's tests take it from here.
 if str(REPO / "tests" / "agents") not in sys.path:
@@ -29,6 +32,7 @@ __all__ = [
     "Say",
     "Use",
     "agent_runs",
+    "assert_people_words",
     "claude_browser",
     "open_tab",
     "popped_out",
@@ -66,12 +70,37 @@ def open_tab(browser_ui: Person, url: str) -> int:
     return int(tab["id"])
 
 
+# What a machine says and a person should never read in the panel: `some_code:`, any of tabpilot's
+# error codes and reasons that are not plain words, a tab's id, a panel session's id.
+_CODES = sorted(c for c in protocol.ERROR_CODES | protocol.REASONS if "_" in c)
+RAW = re.compile(
+    r"\b[a-z]+_[a-z_]+:|\b(?:"
+    + "|".join(_CODES)
+    + r")\b|\btabs? \d+\b|\btab_id\b|\b"
+    + protocol.PANEL_SESSION_PREFIX
+    + r"[0-9a-f]{4,}"
+)
+
+
+def assert_people_words(panel: Person) -> None:
+    """Everything the panel shows (its text, and the names and tooltips it gives) is in people's words."""
+    shown = panel.eval(
+        "[document.body.innerText, ...[...document.querySelectorAll('[title], [aria-label]')]"
+        ".filter(e => e.checkVisibility()).flatMap(e => [e.title, e.getAttribute('aria-label') ?? ''])].join('\\n')"
+    )
+    found = sorted({m.group(0) for m in RAW.finditer(shown)})
+    assert not found, f"the panel shows {found} in {shown!r}"
+    assert "the person" not in shown.lower(), shown
+
+
 @contextlib.contextmanager
 def popped_out(tp: Tabpilot, tab_id: int) -> Iterator[Person]:
-    """The panel in a tab of its own, pinned to the person's tab (its Pop out), once it knows the agents."""
+    """The panel in a tab of its own, pinned to the person's tab (its Pop out), once it knows the agents.
+    What it shows at the end is checked for raw codes and ids (assert_people_words)."""
     with extension_page(tp, f"{PANEL_PAGE}?tab={tab_id}") as panel:
         wait_until(lambda: panel.eval("!!document.querySelector('#agent option')"), timeout=20)
         yield panel
+        assert_people_words(panel)
 
 
 def agent_runs(home: str) -> list[int]:

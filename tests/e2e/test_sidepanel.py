@@ -27,6 +27,7 @@ from panel_world import (
     Say,
     Use,
     agent_runs,
+    assert_people_words,
     claude_browser,
     open_tab,
     popped_out,
@@ -733,6 +734,7 @@ def test_the_real_side_panel_opens_on_a_trusted_click_and_follows_the_active_tab
                 activate(browser_ui, b)
                 wait_until(lambda: user_bubbles(panel) == ["About B [[script:quick]]"], timeout=10)
                 assert agent_text(panel) == "Quick answer."
+                assert_people_words(panel)
         finally:
             # A failure above must not be hidden by the close failing too.
             popup.eval(f"chrome.sidePanel.close({{windowId: {window_id}}}).catch(() => {{}})")

@@ -35,7 +35,7 @@ const pinned = Number(new URLSearchParams(location.search).get("tab")) || null;
 /** What the page shows now. */
 const shown = {
   /** @type {number | null} */ tabId: null,
-  /** @type {{url: string, title: string, icon?: string, blocked: {code: string, message: string} | null} | null} */ tab: null,
+  /** @type {{url: string, title: string, icon?: string, blocked: {code: string, message: string, reason?: string} | null} | null} */ tab: null,
   /** @type {string | null} */ cid: null,
   timeline: emptyTimeline(),
   linkState: "connecting",
@@ -192,7 +192,8 @@ async function showTab(tabId) {
     if (shown.tabId !== tabId) return;
     shown.tab = info;
     showWhere();
-    note($("tab-note"), info.blocked ? `${info.blocked.message}` : null, Boolean(info.blocked));
+    // The extension's message and hint are for agents (they name the tab by its id): the words come from its code alone.
+    note($("tab-note"), info.blocked ? failureWords({ code: info.blocked.code, reason: info.blocked.reason }) : null, Boolean(info.blocked));
     await early;
     // The tab's conversation changed between the two answers.
     if (shown.tabId === tabId && info.conversation_id !== shown.cid) await switchTo(info.conversation_id);
