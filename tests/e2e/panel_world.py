@@ -83,10 +83,15 @@ RAW = re.compile(
 
 
 def assert_people_words(panel: Person) -> None:
-    """Everything the panel shows (its text, and the names and tooltips it gives) is in people's words."""
+    """Everything the panel shows (its text, and the names and tooltips it gives) is in people's words.
+    The rows of the agent's own tools (a shell command and what it printed) are shown verbatim, so
+    they are not the panel's words and are left out."""
     shown = panel.eval(
-        "[document.body.innerText, ...[...document.querySelectorAll('[title], [aria-label]')]"
-        ".filter(e => e.checkVisibility()).flatMap(e => [e.title, e.getAttribute('aria-label') ?? ''])].join('\\n')"
+        "(() => { const own = [...document.querySelectorAll('.tool[data-source=\"agent\"]')];"
+        " own.forEach(e => (e.style.display = 'none'));"
+        " const text = [document.body.innerText, ...[...document.querySelectorAll('[title], [aria-label]')]"
+        ".filter(e => e.checkVisibility()).flatMap(e => [e.title, e.getAttribute('aria-label') ?? ''])].join('\\n');"
+        " own.forEach(e => (e.style.display = '')); return text; })()"
     )
     found = sorted({m.group(0) for m in RAW.finditer(shown)})
     assert not found, f"the panel shows {found} in {shown!r}"

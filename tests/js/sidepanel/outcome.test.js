@@ -13,3 +13,8 @@ test("a clipped result's label and title are decoded: no \\u00b7, no \\\"", () =
 test("a new tab is named by its address, not its id", () => {
   assert.equal(outcomeLine("click", "tabpilot", JSON.stringify({ target: { label: "link", ref: "e2" }, opened_tab: { tab_id: 7, url: "https://x.test/" } })), "clicked link @e2 → opened a new tab https://x.test/");
 });
+
+test("an answered dialog reads as what was done, and no result shows its tab id", () => {
+  assert.equal(outcomeLine("dialog", "tabpilot", JSON.stringify({ tab_id: 3, answered: { type: "confirm", message: "Leave?", handled: "dismissed" } })), 'dismissed the confirm dialog "Leave?"');
+  assert.equal(outcomeLine("wait", "tabpilot", JSON.stringify({ tab_id: 3, waited_ms: 5 })), '{"waited_ms":5}');
+});

@@ -9,6 +9,10 @@ test("an API failure reads as words: no code prefix, no JSON body, no tab id", (
   assert.equal(plainMessage("not_found: tab 12 is closed"), "the tab is closed");
   assert.equal(failureWords({ code: "not_found", reason: "unknown_tab", message: "tab 12 is closed", hint: "open it from History" }), "That tab is closed: the tab is closed (open it from History)");
   assert.equal(failureWords({ code: "something_new", message: "" }), "Something went wrong");
+  assert.equal(
+    failureWords({ code: "user_aborted", reason: "user_declined", message: "user_aborted: the person declined (user_declined): submit a form" }),
+    "You declined: submit a form",
+  );
 });
 
 test("a retry says which attempt and when, then how many there were", () => {

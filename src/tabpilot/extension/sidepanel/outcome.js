@@ -78,5 +78,12 @@ export function outcomeLine(name, source, summary) {
     return `read "${result.title ?? result.url ?? "the page"}"${refs}`;
   }
   if (typeof result.url === "string") return `${name === "navigate" || name === "open" ? "at" : "on"} ${result.url}${consequences(result)}`;
-  return firstLine(text);
+  const answered = result.answered;
+  if (answered && typeof answered === "object") {
+    const what = `${answered.type ?? ""} dialog${answered.message ? ` "${answered.message}"` : ""}`.trim();
+    return `${answered.handled === "dismissed" ? "dismissed" : "accepted"} the ${what}`;
+  }
+  // Whatever else it answered, without the ids that mean nothing to the person.
+  const { tab_id: _tab, session: _session, ...rest } = result;
+  return firstLine(JSON.stringify(rest));
 }

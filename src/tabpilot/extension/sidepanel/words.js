@@ -65,7 +65,12 @@ export function plainMessage(message) {
       // Not JSON after all: the text as it is.
     }
   }
-  return text.replace(/\btab \d+\b/g, "the tab");
+  // Messages written for agents name the person and carry their reason in brackets: `(user_declined)`.
+  return text
+    .replace(/\s*\([a-z]+(?:_[a-z]+)+\)/g, "")
+    .replace(/\btab \d+\b/g, "the tab")
+    .replace(/\bthe person's\b/gi, "your")
+    .replace(/\bthe person\b/gi, "you");
 }
 
 /**
@@ -76,7 +81,8 @@ export function failureWords({ code, reason, message, hint }) {
   const known = REASON_WORDS[String(reason ?? "")] ?? CODE_WORDS[String(code ?? "")];
   const detail = typeof message === "string" ? plainMessage(message) : "";
   const lead = known ?? (detail || "Something went wrong");
-  const more = known && detail && !detail.toLowerCase().startsWith(known.toLowerCase()) ? `: ${detail}` : "";
+  // A message that opens with the same words goes on from where they end.
+  const more = !known || !detail ? "" : detail.toLowerCase().startsWith(known.toLowerCase()) ? detail.slice(known.length) : `: ${detail}`;
   return `${lead}${more}${typeof hint === "string" && hint ? ` (${hint})` : ""}`;
 }
 
