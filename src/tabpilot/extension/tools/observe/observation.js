@@ -175,7 +175,9 @@ export async function screenshot(params, ctx) {
     }
     return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
   };
-  const work = ctx.overlay ? ctx.overlay.hidden(tab.id, shoot) : shoot();
+  // The action cue is not part of the page either: gone before the capture.
+  const cleared = () => Promise.resolve(ctx.cues?.clear(tab.id)).then(shoot);
+  const work = ctx.overlay ? ctx.overlay.hidden(tab.id, cleared) : cleared();
   const { data } = await withDeadline(work, {
     signal,
     timeoutMs,
