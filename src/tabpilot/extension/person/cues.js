@@ -27,9 +27,11 @@ const SETTLED_MS = 700;
  * @param {"paint" | "settle" | "clear"} op @param {number} callId @param {string} caption
  * @param {{x: number, y: number} | null} position from the element's top-left
  * @param {number} settledMs
+ * @param {number} until a paint arriving later is dropped: the action went on without it, and this may
+ *   be the document it navigated to
  * @this {Element | undefined}
  */
-function cueInPage(op, callId, caption, position, settledMs) {
+function cueInPage(op, callId, caption, position, settledMs, until) {
   const g = /** @type {any} */ (globalThis);
   const state = g.__tabpilotCue ?? (g.__tabpilotCue = { host: null, root: null, callId: 0, timer: 0 });
   const drop = () => {
@@ -38,6 +40,7 @@ function cueInPage(op, callId, caption, position, settledMs) {
     state.host = state.root = null;
   };
   if (op === "clear") return drop();
+  if (op === "paint" && Date.now() > until) return;
   if (op === "settle") {
     if (state.callId !== callId || !state.root) return;
     state.root.querySelector(".cue")?.setAttribute("data-outcome", caption);
@@ -161,7 +164,7 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
         if (!(await allowed(call))) return;
         const main = await frames.main(call.tabId);
         remember(call.tabId, main, idOf(call));
-        await frames.call(main, CUE, ["paint", idOf(call), captionOf(call), null, SETTLED_MS]);
+        await frames.call(main, CUE, ["paint", idOf(call), captionOf(call), null, SETTLED_MS, Date.now() + PAINT_WAIT_MS]);
       });
     },
     /** @param {ObservedCall} call @param {ActionableTarget} target */
@@ -171,7 +174,7 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
         if (!(await allowed(call))) return;
         remember(call.tabId, target.frame, idOf(call));
         const position = call.method === "tool.click" ? (call.params.position ?? null) : null;
-        await callOnTarget({ frames }, target, CUE, ["paint", idOf(call), `${verbOf(call)} ${nameOf(target)}`, position, SETTLED_MS]);
+        await callOnTarget({ frames }, target, CUE, ["paint", idOf(call), `${verbOf(call)} ${nameOf(target)}`, position, SETTLED_MS, Date.now() + PAINT_WAIT_MS]);
       });
     },
     /** @param {ObservedCall} call @param {boolean} ok */
@@ -179,7 +182,7 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
       const id = ids.get(call);
       if (id === undefined) return;
       for (const { frame, callId } of shown.get(call.tabId)?.values() ?? []) {
-        if (callId === id) void frames.call(frame, CUE, ["settle", id, ok ? "ok" : "failed", null, SETTLED_MS]).catch(() => {});
+        if (callId === id) void frames.call(frame, CUE, ["settle", id, ok ? "ok" : "failed", null, SETTLED_MS, 0]).catch(() => {});
       }
     },
     /** Takes the tab's cues away now (before a screenshot: it shows the page, not the cue). @param {number} tabId */
@@ -187,7 +190,7 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
       const frames_ = shown.get(tabId);
       shown.delete(tabId);
       if (!frames_) return Promise.resolve();
-      return bounded(() => Promise.all([...frames_.values()].map(({ frame }) => frames.call(frame, CUE, ["clear", 0, "", null, 0]).catch(() => {}))));
+      return bounded(() => Promise.all([...frames_.values()].map(({ frame }) => frames.call(frame, CUE, ["clear", 0, "", null, 0, 0]).catch(() => {}))));
     },
   };
 }
