@@ -373,6 +373,10 @@ def approvals(records: list[Record], markdown: bool = False) -> str:
     return _medians("approvals", "Approvals", records, markdown)
 
 
+def cues(records: list[Record], markdown: bool = False) -> str:
+    return _medians("cues", "Action cues", records, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "approvals": approvals,
     "agents": agents,
@@ -383,4 +387,5 @@ TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "peer": peer,
     "apps": apps,
     "panel": panel,
+    "cues": cues,
 }

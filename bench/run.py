@@ -23,6 +23,7 @@ from bench import (
     agents,
     approvals,
     apps,
+    cues,
     latency,
     memory,
     panel,
@@ -37,7 +38,7 @@ from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "approvals", "apps")
+SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "approvals", "apps", "cues")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0
@@ -162,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "approvals": lambda rig: approvals.run(10 if not args.quick else 3),
             "apps": lambda rig: apps.run(rig, plan.apps),
+            "cues": lambda rig: cues.run(rig, plan.latency),
         }
         for suite in suites:
             found = guarded(suite, steps[suite], rig)
