@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from harness import PageServer, Tabpilot, wait_until
 from test_consent import block, chrome, extension_page
-from test_person import Person, png_pixel
+from test_person import Person, person_at, png_pixel
 
 RING = (37, 135)
 """A pixel of the ring drawn around #go (at 40,120 in the page): 4 px out, 3 px wide."""
@@ -26,6 +26,31 @@ KEEP_THE_CUE = """window.__keeper = new MutationObserver((records) => {
     if (n.nodeType === 1 && n.hasAttribute("data-tabpilot-cue")) { document.documentElement.append(n); n.showPopover(); }
   }
 }); __keeper.observe(document.documentElement, { childList: true })"""
+
+
+def inside_the_cue(person: Person) -> dict[str, list[str]]:
+    """The cue host's closed shadow root as the debugging protocol sees it: each class drawn, with the
+    text inside it, and the outcome it settled on."""
+    stack = [person.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]]
+    host = None
+    while stack and host is None:
+        node = stack.pop()
+        if "data-tabpilot-cue" in node.get("attributes", [])[::2]:
+            host = node
+        stack += node.get("children", []) + node.get("shadowRoots", [])
+    assert host is not None, "no cue host in the page"
+    drawn: dict[str, list[str]] = {}
+    stack = list(host.get("shadowRoots", []))
+    while stack:
+        node = stack.pop()
+        attrs = dict(zip(node.get("attributes", [])[::2], node.get("attributes", [])[1::2], strict=True))
+        text = "".join(c.get("nodeValue", "") for c in node.get("children", []) if c.get("nodeType") == 3)
+        for cls in attrs.get("class", "").split():
+            drawn.setdefault(cls, []).append(text)
+        if "data-outcome" in attrs:
+            drawn.setdefault("outcome", []).append(attrs["data-outcome"])
+        stack += node.get("children", [])
+    return drawn
 
 
 def page_value(tp: Tabpilot, expression: str) -> Any:
@@ -62,10 +87,11 @@ def cues_on(browser_ui: Person) -> Iterator[None]:
 def test_the_cue_is_in_the_page_before_the_click_and_is_no_part_of_what_the_agent_reads(
     tp: Tabpilot, pages: PageServer
 ) -> None:
-    fresh(tp, pages.url("cues.html"))
+    url = pages.url("cues.html")
+    fresh(tp, url)
     # The page fights back: it keeps the cue (caption and all) after tabpilot takes it away.
     tp.run("eval", KEEP_THE_CUE)
-    assert tp.run("click", "#go").code == 0
+    assert tp.run("click", "#go", "--at", "5,5").code == 0
     hosts = page_value(tp, "__cueHosts")
     click = next(a for a in page_value(tp, "__acts") if a["type"] == "click")
     assert len(hosts) == 1 and hosts[0]["at"] < click["at"], (hosts, click)
@@ -78,6 +104,12 @@ def test_the_cue_is_in_the_page_before_the_click_and_is_no_part_of_what_the_agen
         == "none"
     )
     wait_until(lambda: len(page_value(tp, "__cueHosts")) == 2)
+    # What the person saw (through the closed shadow root, as the debugging protocol sees it): a ring, a
+    # dot at the point clicked, the verb and the element's name, settled as done.
+    with person_at(tp, url) as person:
+        drawn = inside_the_cue(person)
+    assert drawn["caption"] == ['click button "Go"'] and "ring" in drawn and "dot" in drawn, drawn
+    assert drawn["outcome"] == ["ok"], drawn
     for verb in ("snapshot", "text"):
         assert "click" not in tp.run(verb).out, verb
     assert tp.run("find", "text=click").out.startswith("0 matches"), "find"
