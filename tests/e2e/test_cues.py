@@ -28,9 +28,8 @@ KEEP_THE_CUE = """window.__keeper = new MutationObserver((records) => {
 }); __keeper.observe(document.documentElement, { childList: true })"""
 
 
-def inside_the_cue(person: Person) -> dict[str, list[str]]:
-    """The cue host's closed shadow root as the debugging protocol sees it: each class drawn, with the
-    text inside it, and the outcome it settled on."""
+def cue_nodes(person: Person) -> list[dict[str, Any]]:
+    """The nodes of the cue host's closed shadow root, as the debugging protocol sees them."""
     stack = [person.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]]
     host = None
     while stack and host is None:
@@ -39,17 +38,32 @@ def inside_the_cue(person: Person) -> dict[str, list[str]]:
             host = node
         stack += node.get("children", []) + node.get("shadowRoots", [])
     assert host is not None, "no cue host in the page"
-    drawn: dict[str, list[str]] = {}
-    stack = list(host.get("shadowRoots", []))
+    out, stack = [], list(host.get("shadowRoots", []))
     while stack:
         node = stack.pop()
+        out.append(node)
+        stack += node.get("children", [])
+    return out
+
+
+def find_in_the_cue(person: Person, css_class: str) -> dict[str, Any]:
+    for node in cue_nodes(person):
+        attrs = dict(zip(node.get("attributes", [])[::2], node.get("attributes", [])[1::2], strict=True))
+        if css_class in attrs.get("class", "").split():
+            return node
+    raise AssertionError(f"no .{css_class} in the cue")
+
+
+def inside_the_cue(person: Person) -> dict[str, list[str]]:
+    """Each class drawn in the cue, with the text inside it, and the outcome it settled on."""
+    drawn: dict[str, list[str]] = {}
+    for node in cue_nodes(person):
         attrs = dict(zip(node.get("attributes", [])[::2], node.get("attributes", [])[1::2], strict=True))
         text = "".join(c.get("nodeValue", "") for c in node.get("children", []) if c.get("nodeType") == 3)
         for cls in attrs.get("class", "").split():
             drawn.setdefault(cls, []).append(text)
         if "data-outcome" in attrs:
             drawn.setdefault("outcome", []).append(attrs["data-outcome"])
-        stack += node.get("children", [])
     return drawn
 
 
@@ -118,6 +132,25 @@ def test_the_cue_is_in_the_page_before_the_click_and_is_no_part_of_what_the_agen
     assert fill.code == 0
     typed = next(a for a in page_value(tp, "__acts") if a["type"] == "input")
     assert typed["cue"] and typed["open"] and not typed["focused"], typed
+
+
+def test_the_ring_is_drawn_under_a_policy_that_allows_no_style(tp: Tabpilot, pages: PageServer) -> None:
+    url = pages.url("cues-strict.html")
+    tp.run("open", url)
+    tp.run("eval", KEEP_THE_CUE)
+    assert tp.run("click", "#go").code == 0
+    with person_at(tp, url) as person:
+        ring = find_in_the_cue(person, "ring")
+        obj = person.send("DOM.resolveNode", {"backendNodeId": ring["backendNodeId"]})["object"]["objectId"]
+        style = person.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": obj,
+                "functionDeclaration": "function () { const s = getComputedStyle(this); return [s.position, s.borderTopWidth]; }",
+                "returnByValue": True,
+            },
+        )["result"]["value"]
+    assert style == ["fixed", "3px"], style
 
 
 def test_a_screenshot_shows_the_page_not_the_cue(tp: Tabpilot, pages: PageServer, tmp_path: Path) -> None:

@@ -67,7 +67,9 @@ function cueInPage(op, callId, caption, position, settledMs, until) {
       "pointer-events": "none", opacity: "1", visibility: "visible", "z-index": "2147483647",
     });
     const root = host.attachShadow({ mode: "closed" });
-    root.innerHTML = `<style>
+    // A constructed sheet, not a <style>: a page's Content-Security-Policy (style-src) does not hold it back.
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(`
 .cue { position: fixed; inset: 0; transition: opacity .4s; --c: #7c3aed; }
 .cue[data-outcome="ok"] { --c: #16a34a; } .cue[data-outcome="failed"] { --c: #dc2626; }
 .cue.fading { opacity: 0; }
@@ -75,7 +77,11 @@ function cueInPage(op, callId, caption, position, settledMs, until) {
 .edge { inset: 0; border-width: 4px; border-radius: 0; }
 .dot { position: fixed; width: 12px; height: 12px; margin: -8px 0 0 -8px; border-radius: 50%; background: var(--c); border: 2px solid #fff; }
 .caption { position: fixed; font: 600 12px/1.4 system-ui, sans-serif; color: #fff; background: var(--c); padding: 1px 6px; border-radius: 4px; white-space: nowrap; max-width: 60vw; overflow: hidden; text-overflow: ellipsis; }
-</style><div class="cue"></div>`;
+`);
+    root.adoptedStyleSheets = [sheet];
+    const cue = document.createElement("div");
+    cue.className = "cue";
+    root.append(cue);
     document.documentElement.appendChild(host);
     Object.assign(state, { host, root, callId });
   }
