@@ -134,6 +134,19 @@ def test_the_cue_is_in_the_page_before_the_click_and_is_no_part_of_what_the_agen
     assert typed["cue"] and typed["open"] and not typed["focused"], typed
 
 
+def test_a_scroll_frames_the_page_before_it_moves(tp: Tabpilot, pages: PageServer) -> None:
+    url = pages.url("cues.html")
+    fresh(tp, url)
+    tp.run("eval", KEEP_THE_CUE)
+    assert tp.run("scroll", "--down", "400").code == 0
+    scrolled = wait_until(lambda: next((a for a in page_value(tp, "__acts") if a["type"] == "scroll"), None))
+    assert scrolled["cue"] and scrolled["open"], scrolled
+    with person_at(tp, url) as person:
+        drawn = inside_the_cue(person)
+    assert "edge" in drawn and drawn["caption"] == ["scroll down"] and drawn["outcome"] == ["ok"], drawn
+    tp.run("eval", "__keeper.disconnect(), document.querySelector('[data-tabpilot-cue]')?.remove()")
+
+
 def test_the_ring_is_drawn_under_a_policy_that_allows_no_style(tp: Tabpilot, pages: PageServer) -> None:
     url = pages.url("cues-strict.html")
     tp.run("open", url)

@@ -206,7 +206,7 @@ const verbOf = (call) => call.method.replace(/^tool\./, "").replace(/_/g, " ");
 
 /** The edge cue's words: the verb and where it goes (its host only: the page needs no more). @param {ObservedCall} call */
 function captionOf(call) {
-  const to = typeof call.params.url === "string" ? hostOf(call.params.url) : typeof call.params.direction === "string" ? call.params.direction : "";
+  const to = typeof call.params.url === "string" ? hostOf(call.params.url) : String(call.params.direction ?? call.params.to ?? "");
   return to ? `${verbOf(call)} ${to}` : verbOf(call);
 }
 
