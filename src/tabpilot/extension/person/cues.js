@@ -62,7 +62,8 @@ function cueInPage(op, callId, caption, position, settledMs, until) {
     host.setAttribute("popover", "manual");
     host.inert = true;
     pin(host, {
-      position: "fixed", inset: "0", margin: "0", padding: "0", border: "0", width: "100vw", height: "100vh",
+      // No box of its own: only what it draws can overlap the page (or a card the person must see whole).
+      position: "fixed", top: "0", left: "0", margin: "0", padding: "0", border: "0", width: "0", height: "0",
       "max-width": "none", "max-height": "none", background: "transparent", overflow: "visible",
       "pointer-events": "none", opacity: "1", visibility: "visible", "z-index": "2147483647",
     });
@@ -70,7 +71,7 @@ function cueInPage(op, callId, caption, position, settledMs, until) {
     // A constructed sheet, not a <style>: a page's Content-Security-Policy (style-src) does not hold it back.
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(`
-.cue { position: fixed; inset: 0; transition: opacity .4s; --c: #7c3aed; }
+.cue { position: fixed; top: 0; left: 0; width: 0; height: 0; transition: opacity .4s; --c: #7c3aed; }
 .cue[data-outcome="ok"] { --c: #16a34a; } .cue[data-outcome="failed"] { --c: #dc2626; }
 .cue.fading { opacity: 0; }
 .ring, .edge { position: fixed; box-sizing: border-box; border: 3px solid var(--c); border-radius: 6px; box-shadow: 0 0 0 4px color-mix(in srgb, var(--c) 25%, transparent); }
