@@ -75,9 +75,7 @@ def records(wall: dict[bool, list[float]], to_input: dict[bool, list[float]]) ->
         ("to the first input", "to_input", to_input),
     ):
         off = measured(SUITE, f"{CASES[False]}: {name}", metric, "ms", samples[False])
-        on = measured(
-            SUITE, f"{CASES[True]}: {name}", metric, "ms", samples[True], ("cues off", off.median)
-        )
+        on = measured(SUITE, f"{CASES[True]}: {name}", metric, "ms", samples[True], ("cues off", off.median))
         out += [off, on]
     pairs = [a - b for a, b in zip(to_input[True], to_input[False], strict=False)]
     added = measured(SUITE, "time a cue adds, in the worker", "added", "ms", pairs)

@@ -38,7 +38,18 @@ from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "approvals", "apps", "cues")
+SUITES = (
+    "latency",
+    "snapshots",
+    "parallel",
+    "agents",
+    "peer",
+    "memory",
+    "panel",
+    "approvals",
+    "apps",
+    "cues",
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0

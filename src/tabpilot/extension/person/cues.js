@@ -101,8 +101,9 @@ function cueInPage(op, callId, caption, position, settledMs, until) {
   };
   const label = add("caption", {});
   label.textContent = caption;
-  if (this instanceof Element) {
-    const r = this.getBoundingClientRect();
+  const r = this instanceof Element ? this.getBoundingClientRect() : null;
+  // A hidden element (a file input behind a styled button) has no box to ring: the page is framed instead.
+  if (r && (r.width > 0 || r.height > 0)) {
     add("ring", { left: r.left - 4, top: r.top - 4, width: r.width + 8, height: r.height + 8 });
     if (position) add("dot", { left: r.left + position.x, top: r.top + position.y });
     Object.assign(label.style, r.top > 26 ? { left: `${Math.max(r.left - 4, 0)}px`, top: `${r.top - 26}px` } : { left: `${Math.max(r.left - 4, 0)}px`, top: `${r.bottom + 6}px` });
@@ -124,7 +125,6 @@ const CUE = cueInPage.toString();
  *   onChanged: chrome.storage.StorageChangedEvent,
  *   kindOf: (method: string) => "element" | "edge" | "none",
  *   blocked: (tabId: number) => Promise<boolean>,
- *   log?: Pick<Console, "warn">,
  * }} deps
  */
 export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
@@ -141,11 +141,15 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
   const ids = new WeakMap();
   const idOf = (/** @type {ObservedCall} */ call) => ids.get(call) ?? (ids.set(call, ++nextId), nextId);
 
-  /** Runs `work` for at most PAINT_WAIT_MS; whatever it does, the action goes on. @param {() => Promise<unknown>} work */
+  /**
+   * Runs `work` for at most PAINT_WAIT_MS; whatever it does, the action goes on. It gets the time after
+   * which its paint must not land (the action went on without it).
+   * @param {(until: number) => Promise<unknown>} work
+   */
   const bounded = (work) =>
     new Promise((resolve) => {
       const timer = setTimeout(resolve, PAINT_WAIT_MS);
-      work().then(
+      work(Date.now() + PAINT_WAIT_MS).then(
         () => (clearTimeout(timer), resolve(undefined)),
         () => (clearTimeout(timer), resolve(undefined)),
       );
@@ -167,21 +171,21 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
     /** @param {ObservedCall} call */
     before(call) {
       if (kindOf(call.method) !== "edge") return;
-      return bounded(async () => {
+      return bounded(async (until) => {
         if (!(await allowed(call))) return;
         const main = await frames.main(call.tabId);
         remember(call.tabId, main, idOf(call));
-        await frames.call(main, CUE, ["paint", idOf(call), captionOf(call), null, SETTLED_MS, Date.now() + PAINT_WAIT_MS]);
+        await frames.call(main, CUE, ["paint", idOf(call), captionOf(call), null, SETTLED_MS, until]);
       });
     },
     /** @param {ObservedCall} call @param {ActionableTarget} target */
     atPoint(call, target) {
       if (kindOf(call.method) !== "element") return;
-      return bounded(async () => {
+      return bounded(async (until) => {
         if (!(await allowed(call))) return;
         remember(call.tabId, target.frame, idOf(call));
         const position = call.method === "tool.click" ? (call.params.position ?? null) : null;
-        await callOnTarget({ frames }, target, CUE, ["paint", idOf(call), `${verbOf(call)} ${nameOf(target)}`, position, SETTLED_MS, Date.now() + PAINT_WAIT_MS]);
+        await callOnTarget({ frames }, target, CUE, ["paint", idOf(call), `${verbOf(call)} ${nameOf(target)}`, position, SETTLED_MS, until]);
       });
     },
     /** @param {ObservedCall} call @param {boolean} ok */
@@ -194,10 +198,10 @@ export function createCues({ frames, storage, onChanged, kindOf, blocked }) {
     },
     /** Takes the tab's cues away now (before a screenshot: it shows the page, not the cue). @param {number} tabId */
     clear(tabId) {
-      const frames_ = shown.get(tabId);
+      const drawn = shown.get(tabId);
       shown.delete(tabId);
-      if (!frames_) return Promise.resolve();
-      return bounded(() => Promise.all([...frames_.values()].map(({ frame }) => frames.call(frame, CUE, ["clear", 0, "", null, 0, 0]).catch(() => {}))));
+      if (!drawn) return Promise.resolve();
+      return bounded(() => Promise.all([...drawn.values()].map(({ frame }) => frames.call(frame, CUE, ["clear", 0, "", null, 0, 0]).catch(() => {}))));
     },
   };
 }
