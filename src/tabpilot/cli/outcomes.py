@@ -75,15 +75,17 @@ def open_line(result: dict[str, Any], nonce: str | None = None) -> str:
 
 
 def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
-    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download (the name is the site's)."""
+    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download (the name is the site's,
+    and so is the path's last part)."""
     name = page_inline(str(d.get("name") or d.get("url") or "a file"), nonce)
+    path = page_inline(str(d.get("path")), nonce) if d.get("path") else None
     state = d.get("state")
     if state == "complete":
         size = d.get("bytes")
         return (
-            f"downloaded {name} ({size:,} bytes) to {d.get('path')}"
+            f"downloaded {name} ({size:,} bytes) to {path}"
             if isinstance(size, int)
-            else f"downloaded {name} to {d.get('path')}"
+            else f"downloaded {name} to {path}"
         )
     if state == "interrupted":
         error = d.get("error")
@@ -95,7 +97,7 @@ def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
             else str(error or "interrupted").lower()
         )
         return f"download of {name} failed ({why})"
-    where = f" to {d['path']}" if d.get("path") else ""
+    where = f" to {path}" if path else ""
     return f"downloading {name}{where} (not finished: tabpilot downloads wait)"
 
 
