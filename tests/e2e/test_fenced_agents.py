@@ -188,7 +188,9 @@ def test_the_side_panels_claude_code_gets_every_page_string_fenced(
         wait_until(lambda: "Looked." in panel.eval("document.body.innerText"), timeout=180)
     bodies = claude_model.main_requests()[asked:]
     # The panel session's nonce is the one its results carry: exactly one, checked for every marker.
-    (nonce,) = nonces_in(bodies)
+    nonces = nonces_in(bodies)
+    assert len(nonces) == 1, f"the model got no fenced text, or two nonces: {nonces}"
+    (nonce,) = nonces
     assert_all_fenced(bodies, nonce, PANEL_STRINGS)
     chrome(browser_ui, f"chrome.tabs.remove({tab})")
 
