@@ -70,6 +70,18 @@ OUTPUTS = [
     ({"target": LABEL, "snapshot": f"# After\n{INJECTION}"}, ("click", "@e3", "--snapshot")),
     ({"source": LABEL, "target": LABEL}, ("drag", "@e3", "@e4")),
     (
+        {
+            "target": LABEL,
+            "download": {
+                "name": f"{INJECTION}.txt",
+                "path": f"/d/{INJECTION}.txt",
+                "bytes": 9,
+                "state": "complete",
+            },
+        },
+        ("click", "@e3"),
+    ),
+    (
         {"target": LABEL, "selected": [{"label": INJECTION}, {"label": INJECTION}]},
         ("select", "@e3", "a", "b"),
     ),
