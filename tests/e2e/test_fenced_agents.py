@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fence_check import nonces_in, received, unfenced_in
+from fence_check import nonces_in, received, unfenced, unfenced_in
 from harness import REPO, TABPILOT, PageServer, Tabpilot, wait_until
 from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
 from test_consent import chrome, extension_page
@@ -176,6 +176,17 @@ def page_session(tp: Tabpilot, pages: PageServer, session: str) -> tuple[str, in
 
 def mcp_args(session: str) -> list[str]:
     return ["mcp", "--caps", "network,storage,downloads", "--session", session]
+
+
+def test_the_checker_counts_only_whole_fences_of_the_sessions_nonce() -> None:
+    n = "123456789012"
+    assert unfenced(f'<<<page nonce={n}\nQZX\n>>>page nonce={n}\nok <<<page nonce={n} "QZX">>>', n) == []
+    forged = "<<<page nonce=000000000000\nQZX\n>>>page nonce=000000000000"
+    assert len(unfenced(forged, n)) == 1
+    # A block never closed, a closing line with more on it, a mark broken by a line: none of them fences.
+    assert len(unfenced(f"<<<page nonce={n}\nQZX", n)) == 1
+    assert len(unfenced(f"<<<page nonce={n}\nQZX\n>>>page nonce={n} QZX", n)) == 2
+    assert len(unfenced(f"<<<page nonce={n} QZX\nQZX>>>", n)) == 2
 
 
 def test_the_side_panels_claude_code_gets_every_page_string_fenced(
