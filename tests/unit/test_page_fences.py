@@ -235,3 +235,13 @@ async def test_an_error_from_a_page_tool_carries_the_sessions_nonce() -> None:
         data = reply["error"]["data"]
         assert data["page_nonce"] == d.daemon.sessions.require("default").page_nonce
         assert data["message_parts"][1] == LABEL["label"]
+
+
+@pytest.mark.skipif(not tokens.available(), reason="bpe-openai is a dev extra")
+def test_an_error_pays_nine_tokens_per_page_string_it_quotes() -> None:
+    # The most an error quotes: an option, the control's name, and the options listed in its hint.
+    for _ in range(20):
+        nonce = new_page_nonce()
+        fenced = "\n".join(w or "" for w in render.error_words(covered_error(nonce), nonce))
+        plain = "\n".join(w or "" for w in render.error_words(covered_error(nonce), None))
+        assert tokens.count(fenced) - tokens.count(plain) <= 28, fenced
