@@ -27,7 +27,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "result comes as that text only, without structuredContent (--no-boundaries drops the fences and "
         "adds it). "
         "Example client config: command `tabpilot`, args [`mcp`]. The network, cookies/storage/state, "
-        "emulate, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
+        "emulate/init-script, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
     )
     p.add_argument(
         "--caps",
