@@ -343,7 +343,7 @@ class ToolWords:
     def commands(self, text: str, tool: str) -> str:
         """A result's own words (page text left as it is): the commands it names, as tools."""
         parts = re.split(
-            r'(<<<page nonce=\d+ ".*?">>>|<<<page nonce=\d+\n.*?>>>page nonce=\d+)', text, flags=re.S
+            r"(<<<page nonce=\d+ [^\n]*?>>>|<<<page nonce=\d+\n.*?>>>page nonce=\d+)", text, flags=re.S
         )
         return "".join(
             part if part.startswith("<<<page") else re.sub(COMMAND_WORDS, self._command, part)
