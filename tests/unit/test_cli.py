@@ -110,3 +110,22 @@ def test_daemon_status_without_daemon_is_a_clean_error() -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: the tabpilot daemon is not running")
     assert "Traceback" not in proc.stderr
+
+
+def test_a_sandbox_that_refuses_the_socket_gets_an_error_and_a_hint_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tabpilot.cli import client
+
+    def refused(path: str) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setenv("TABPILOT_HOME", tempfile.mkdtemp(prefix="tp-cli-"))
+    monkeypatch.setattr(client, "open_socket", refused)
+    assert main(["text"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("error: this process may not connect to the daemon's socket ")
+        and "Traceback" not in err
+    )
+    assert "hint: run tabpilot outside the sandbox" in err

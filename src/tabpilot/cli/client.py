@@ -101,6 +101,13 @@ def connect(autostart: bool = True) -> _socket.socket:
                 "daemon_not_running",
                 hint="any tabpilot command starts it, e.g. `tabpilot daemon start`",
             ) from None
+    except PermissionError:
+        # A sandbox that refuses sockets (Codex's own, for its shell) says so here, not in a traceback.
+        raise RpcError(
+            "daemon_unreachable",
+            f"this process may not connect to the daemon's socket {path}",
+            hint="run tabpilot outside the sandbox, or through its MCP server (`tabpilot mcp`)",
+        ) from None
     return start_daemon()
 
 
