@@ -209,6 +209,7 @@ registerPopupBridge(
   connection,
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
+  overlay.hiddenAsks,
 );
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());

@@ -9,8 +9,9 @@
 // page can still style, cover, move or remove that host: the host's own style is put back whenever the
 // page touches it, and the borrow prompt and the help panel are not drawn here at all but are this
 // extension's page (prompt/prompt.html) in a frame, which takes a click only while the browser reports
-// it fully visible and unobscured, and re-arms its delay whenever it was moved or its host touched
-// (this script tells it so).
+// it fully visible and unobscured and drawn at its natural size (content/drawn.js measures that here and
+// tells the frame and the worker), and re-arms its delay whenever it was moved or its host touched (this
+// script tells it so).
 // Every input event is looked at first here, on the window in the capture phase (registered at
 // document_start, before any page script): events aimed at the overlay are handled here and hidden from
 // the page; while the shield is up, the person's pointer and keys are swallowed, except during the
@@ -25,6 +26,8 @@
     " width: 0 !important; height: 0 !important; z-index: 2147483647 !important; pointer-events: none !important;" +
     " opacity: 1 !important; transform: none !important; filter: none !important; clip-path: none !important;";
   const PROMPT_PAGE = chrome.runtime.getURL("prompt/prompt.html");
+  /** content/drawn.js, loaded before this script. @type {{shrunk(frame: HTMLElement): string | null}} */
+  const drawnSize = /** @type {any} */ (globalThis).tabpilotDrawn;
   /** Half the side of the square the shield leaves free around the agent's pointer (its hover stays). */
   const HOLE_PX = 2;
   /**
@@ -160,13 +163,19 @@
     return false;
   });
 
-  /** A prompt frame says how tall its content is. @param {any} m */
+  /**
+   * A prompt frame says how tall its content is. It is listening now: the next look at the frames tells
+   * it again how it is drawn (in order with every later word on that, on the one channel they share).
+   * @param {any} m
+   */
   function promptSized(m) {
     const kind = ASK_KINDS.find((k) => state[k]?.token === m.token) ?? null;
     if (kind === null || typeof m.height !== "number" || !Number.isFinite(m.height)) return;
     promptHeights[kind] = Math.min(Math.max(0, Math.ceil(m.height)), 2000);
     const frame = /** @type {HTMLIFrameElement | undefined} */ (parts[kind]?.querySelector("iframe"));
-    if (frame) frame.style.height = `${promptHeights[kind]}px`;
+    if (!frame) return;
+    frame.style.height = `${promptHeights[kind]}px`;
+    promptSizes.delete(frame);
   }
 
   /** @param {any} m */
@@ -390,6 +399,8 @@
 
   /** Where each prompt frame was last seen on screen. @type {Map<HTMLIFrameElement, string>} */
   const promptPlaces = new Map();
+  /** Why each prompt frame was last found not drawn at its natural size ("": it was). @type {Map<HTMLIFrameElement, string>} */
+  const promptSizes = new Map();
 
   /** While a prompt is up, look at its place every frame: a prompt that moved re-arms its delay. */
   function watchPrompts() {
@@ -399,6 +410,7 @@
       cancelAnimationFrame(watching);
       watching = undefined;
       promptPlaces.clear();
+      promptSizes.clear();
     }
   }
 
@@ -407,14 +419,29 @@
     if (!root) return;
     const frames = /** @type {HTMLIFrameElement[]} */ ([...root.querySelectorAll("iframe.prompt")]);
     for (const frame of [...promptPlaces.keys()]) if (!frames.includes(frame)) promptPlaces.delete(frame);
+    for (const frame of [...promptSizes.keys()]) if (!frames.includes(frame)) promptSizes.delete(frame);
     for (const frame of frames) {
       const r = frame.getBoundingClientRect();
       const place = `${r.left},${r.top},${r.width},${r.height}`;
       const before = promptPlaces.get(frame);
       promptPlaces.set(frame, place);
       if (before !== undefined && before !== place) touched(frame);
+      const why = drawnSize.shrunk(frame) ?? "";
+      if (promptSizes.get(frame) !== why) {
+        promptSizes.set(frame, why);
+        sized(frame, why);
+      }
     }
     watchPrompts();
+  }
+
+  /**
+   * Tell the prompt frame (it arms only at its natural size) and the worker (the popup answers what the page
+   * hides) how the frame is drawn now. @param {HTMLIFrameElement} frame @param {string} why "": at its natural size
+   */
+  function sized(frame, why) {
+    const secret = frame.src.split("#")[1];
+    if (secret) void send({ kind: "prompt.drawn", token: secret, natural: why === "", why });
   }
 
   /** Every prompt re-arms (the page touched what holds them). */
