@@ -145,3 +145,29 @@ def test_a_pinch_zoomed_prompt_is_not_armed_and_arms_again_at_its_size(
             assert proc.returncode == 0, (out, err)
             wait_until(lambda: hidden_asks(popup) == [], timeout=5, interval=0.05)
     tp.run("tab", "return", str(theirs))
+
+
+def session_paused(tp: Tabpilot) -> bool:
+    return bool(tp.run("session", "list", "--json").json["sessions"][0]["paused"])
+
+
+@pytest.mark.parametrize("attack", ["dialog", "popover"])
+def test_the_badge_stays_above_the_pages_own_top_layer_and_its_stop_works(
+    tp: Tabpilot, pages: PageServer, attack: str
+) -> None:
+    url = pages.url(f"hostile/overlay.html?{attack}")
+    tp.run("open", url)
+    with person_at(tp, url) as person:
+        x, y = person.wait_for(action="stop")
+        person.eval(f"attacks.{attack}()")
+        assert person.eval(f"document.querySelector('.bait').matches({json.dumps(':modal, :popover-open')})")
+        # What the person sees at the badge's place is the badge, and their click there presses its Stop.
+        wait_until(
+            lambda: person.eval(f"document.elementFromPoint({x}, {y}).localName") == "tabpilot-overlay",
+            timeout=5,
+            interval=0.05,
+        )
+        person.click(x, y)
+        wait_until(lambda: session_paused(tp), timeout=5, interval=0.05)
+        person.eval("attacks.stop()")
+    tp.run("session", "resume")

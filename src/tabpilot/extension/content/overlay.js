@@ -7,7 +7,8 @@
 // The UI lives in a closed shadow root on one host element carrying `data-tabpilot-overlay`: page
 // scripts cannot reach into it, and the agent's snapshots, text, html and hit tests leave it out. The
 // page can still style, cover, move or remove that host: the host's own style is put back whenever the
-// page touches it, and the borrow prompt and the help panel are not drawn here at all but are this
+// page touches it, it is kept in the top layer above the page's own modal dialogs, popovers and fullscreen
+// element (content/top-layer.js), and the borrow prompt and the help panel are not drawn here at all but are this
 // extension's page (prompt/prompt.html) in a frame, which takes a click only while the browser reports
 // it fully visible and unobscured and drawn at its natural size (content/drawn.js measures that here and
 // tells the frame and the worker), and re-arms its delay whenever it was moved or its host touched (this
@@ -26,8 +27,12 @@
     " width: 0 !important; height: 0 !important; z-index: 2147483647 !important; pointer-events: none !important;" +
     " opacity: 1 !important; transform: none !important; filter: none !important; clip-path: none !important;";
   const PROMPT_PAGE = chrome.runtime.getURL("prompt/prompt.html");
+  /** The host's own attributes; any other the page sets is taken off. */
+  const HOST_ATTRIBUTES = ["style", "data-tabpilot-overlay", "popover"];
   /** content/drawn.js, loaded before this script. @type {{shrunk(frame: HTMLElement): string | null}} */
   const drawnSize = /** @type {any} */ (globalThis).tabpilotDrawn;
+  /** content/top-layer.js, loaded before this script. @type {{keepOnTop(host: HTMLElement, rehome: () => void): {raise(): void, home(): Element | null}}} */
+  const topLayer = /** @type {any} */ (globalThis).tabpilotTopLayer;
   /** Half the side of the square the shield leaves free around the agent's pointer (its hover stays). */
   const HOLE_PX = 2;
   /**
@@ -69,6 +74,8 @@
 
   /** @type {HTMLElement | null} */ let host = null;
   /** @type {ShadowRoot | null} */ let root = null;
+  /** Puts the host back on top of the page's top layer; where it must live (under <html>, or in the page's modal dialog). */
+  let onTop = { raise() {}, home: () => /** @type {Element | null} */ (document.documentElement) };
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
   /** @type {number | undefined} */ let watching;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
@@ -280,7 +287,7 @@
   /** What each part was last drawn from: a part is redrawn only when that changes (a redrawn note field would lose the text being typed). */
   const drawn = /** @type {Record<string, string>} */ ({});
   const remount = new MutationObserver(() => {
-    if (host && visible() && host.parentNode !== document.documentElement) {
+    if (host && visible() && host.parentNode !== onTop.home()) {
       mount();
       promptsTouched();
     }
@@ -297,13 +304,15 @@
 
   function restyleHost() {
     if (!host) return;
-    for (const name of host.getAttributeNames()) if (name !== "style" && name !== "data-tabpilot-overlay") host.removeAttribute(name);
+    for (const name of host.getAttributeNames()) if (!HOST_ATTRIBUTES.includes(name)) host.removeAttribute(name);
     const visibility = state.hidden ? "hidden" : "visible";
     if (host.style.cssText !== hostCss[visibility]) {
       host.style.cssText = `${HOST_STYLE} visibility: ${visibility} !important;`;
       // As the browser writes it back, so the next comparison is exact.
       hostCss[visibility] = host.style.cssText;
     }
+    // The page took it out of the top layer (its `popover` rewritten, hidePopover()): back on top.
+    if (host.isConnected && !host.matches(":popover-open")) onTop.raise();
     // Our own writes are no touch.
     reassert.takeRecords();
   }
@@ -312,6 +321,9 @@
     if (!host) {
       host = document.createElement(HOST_TAG);
       host.setAttribute("data-tabpilot-overlay", "");
+      onTop = topLayer.keepOnTop(host, () => {
+        if (visible()) mount();
+      });
       restyleHost();
       reassert.observe(host, { attributes: true });
       root = host.attachShadow({ mode: "closed" });
@@ -321,11 +333,16 @@
       // Bottom to top: the shield under everything, the badge and prompts on top.
       for (const name of ["shield", "marks", "help", "borrow", "approve", "badge"]) root.append((parts[name] = document.createElement("div")));
     }
-    const parent = document.documentElement;
+    const parent = onTop.home();
     if (!parent) return false;
-    if (host.parentNode !== parent) parent.append(host);
-    // A page that rewrites <html> or its children takes the host with it: put it back.
-    remount.observe(document, { childList: true });
+    if (host.parentNode !== parent) {
+      parent.append(host);
+      onTop.raise();
+    }
+    // A page that rewrites <html> or its children takes the host with it: put it back. In a modal dialog,
+    // anything above the host may take it away.
+    remount.disconnect();
+    remount.observe(document, { childList: true, subtree: parent !== document.documentElement });
     remount.observe(parent, { childList: true });
     return true;
   }
