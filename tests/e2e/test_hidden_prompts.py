@@ -25,6 +25,7 @@ from test_consent import (
 )
 from test_guards import borrowing, clicks_refused, popup_window, still_asking
 from test_person import Person, person_at, prompt_targets
+from test_resilience import cdp, service_worker_ids
 from websockets.sync.client import connect
 
 
@@ -147,6 +148,31 @@ def test_a_pinch_zoomed_prompt_is_not_armed_and_arms_again_at_its_size(
     tp.run("tab", "return", str(theirs))
 
 
+def test_a_cover_the_page_draws_goes_under_the_prompt_and_the_persons_click_answers_it(
+    tp: Tabpilot,
+    browser_ui: Person,  # noqa: F811
+    hostile: tuple[str, int, int],
+) -> None:
+    url, theirs, home = hostile
+    with person_at(tp, url) as person, borrowing(tp, theirs) as proc:
+        person.wait_for(action="allow", timeout=15)
+        # A "Continue" cover at the highest z-index, then a popover over everything, opened after the prompt.
+        person.eval("attacks.cover(); attacks.popover()")
+        x, y = drawn_at(tp, person, "borrow", "button[data-answer=allow]")
+        wait_until(
+            lambda: person.eval(f"document.elementFromPoint({x}, {y}).localName") == "tabpilot-overlay",
+            timeout=5,
+            interval=0.05,
+        )
+        # The person sees the prompt, not the page's cover: their click on its Allow is their answer.
+        person.answer("allow")
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0, (out, err)
+        assert tab(browser_ui, theirs)["windowId"] != home
+        person.eval("attacks.stop()")
+    tp.run("tab", "return", str(theirs))
+
+
 def session_paused(tp: Tabpilot) -> bool:
     return bool(tp.run("session", "list", "--json").json["sessions"][0]["paused"])
 
@@ -171,3 +197,29 @@ def test_the_badge_stays_above_the_pages_own_top_layer_and_its_stop_works(
         wait_until(lambda: session_paused(tp), timeout=5, interval=0.05)
         person.eval("attacks.stop()")
     tp.run("session", "resume")
+
+
+def test_after_a_worker_restart_a_card_whose_ask_died_leaves_the_page_with_a_line_saying_why(
+    tp: Tabpilot,
+    browser_ui: Person,  # noqa: F811
+    hostile: tuple[str, int, int],
+) -> None:
+    url, theirs, home = hostile
+    [before] = tp.run("browser", "list", "--json").json["browsers"]
+    with person_at(tp, url) as person, borrowing(tp, theirs) as proc:
+        allow = person.wait_for(action="allow", timeout=15)
+        workers = service_worker_ids(tp)
+        cdp(tp, "Target.closeTarget", {"targetId": workers[0]})
+        # The ask died with the worker: its card goes at once, and the page says why.
+        wait_until(lambda: person.prompt_frame("borrow") is None, timeout=10, interval=0.05)
+        assert "the extension restarted" in person.overlay_text("notice")
+        clicks_refused(tp, url, lambda: tab(browser_ui, theirs)["windowId"] == home, allow, n=2)
+        proc.communicate(timeout=60)
+        assert proc.returncode != 0
+    assert tab(browser_ui, theirs)["windowId"] == home
+
+    def reconnected() -> bool:
+        browsers = tp.run("browser", "list", "--json").json["browsers"]
+        return len(browsers) == 1 and browsers[0]["connected_at"] > before["connected_at"]
+
+    wait_until(reconnected, timeout=45, interval=0.5)

@@ -49,6 +49,12 @@
   /** The questions drawn as prompt frames, and how the frame is titled for each. @typedef {"borrow" | "help" | "approve"} AskKind */
   /** @type {AskKind[]} */
   const ASK_KINDS = ["borrow", "help", "approve"];
+  /** The port held open to the worker while the person is asked: it closes when the worker stops. */
+  const WATCH_PORT = "overlay.watch";
+  /** How long the line saying why a question went stays up. */
+  const NOTICE_MS = 15_000;
+  const STALE_NOTICE =
+    "tabpilot took back the question that was here: the extension restarted and no longer waits for its answer. Nothing was allowed.";
   const PROMPT_TITLES = { borrow: "tabpilot asks to borrow this tab", help: "tabpilot asks for your help", approve: "tabpilot asks before an agent's action" };
 
   /**
@@ -68,6 +74,7 @@
     /** @type {Ask | null} */ borrow: null,
     /** @type {Ask | null} */ help: null,
     /** @type {Ask | null} */ approve: null,
+    /** A line for the person: why a question went away. @type {string | null} */ notice: null,
   };
   /** Each prompt frame's height, as the frame reports it (its content decides). @type {Record<string, number>} */
   const promptHeights = {};
@@ -79,6 +86,8 @@
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
   /** @type {number | undefined} */ let watching;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ let noticeTimer;
+  /** Open while the person is asked; see watchWorker. @type {chrome.runtime.Port | null} */ let watch = null;
 
   // ── Input: first look at every event ────────────────────────────────────────────────────────────────
 
@@ -245,6 +254,46 @@
     state[kind] = ask;
   }
 
+  /**
+   * While the person is asked, hold a port to the worker. A worker that stops (the browser ends it, it
+   * crashes, the extension updates) closes it, and a restarted worker knows none of the asks it had: what
+   * it does not know any more is taken off the page at once, with a line that says why, rather than left
+   * with an Allow that answers nothing.
+   */
+  function watchWorker() {
+    const asked = ASK_KINDS.some((k) => state[k]);
+    if (asked && !watch) {
+      try {
+        watch = chrome.runtime.connect({ name: WATCH_PORT });
+      } catch {
+        // The extension was reloaded: this script is an orphan, and its asks with it.
+        dropUnknown(null);
+        return;
+      }
+      watch.onDisconnect.addListener(() => {
+        watch = null;
+        void send({ kind: "overlay.hello" }).then(dropUnknown);
+      });
+    } else if (!asked && watch) {
+      watch.disconnect();
+      watch = null;
+    }
+  }
+
+  /** Drop the asks the worker no longer has for this page. @param {any} known its hello (null: no worker answered) */
+  function dropUnknown(known) {
+    const stale = ASK_KINDS.filter((k) => state[k] && known?.[k]?.token !== state[k]?.token);
+    if (stale.length === 0) return;
+    for (const kind of stale) state[kind] = null;
+    state.notice = STALE_NOTICE;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => {
+      state.notice = null;
+      render();
+    }, NOTICE_MS);
+    render();
+  }
+
   send({ kind: "overlay.hello" }).then((/** @type {any} */ r) => {
     if (!r) return;
     state.session = r.session ?? state.session;
@@ -278,6 +327,8 @@
     .prompt.borrow, .prompt.approve { top: 16px; right: 16px; }
     .prompt.help { left: 50%; bottom: 72px; transform: translateX(-50%); }
     .passing, .passing * { pointer-events: none !important; }
+    .notice { position: fixed; top: 16px; right: 16px; width: min(400px, calc(100vw - 24px)); padding: 10px 14px;
+      border-radius: 12px; background: #1f2937; color: #f9fafb; box-shadow: 0 8px 30px rgba(0,0,0,.3); pointer-events: auto; }
     .mark { position: fixed; border: 3px solid #f97316; border-radius: 4px; box-shadow: 0 0 0 4px rgba(249,115,22,.25);
       pointer-events: none; }
   `;
@@ -331,7 +382,7 @@
       style.textContent = CSS;
       root.append(style);
       // Bottom to top: the shield under everything, the badge and prompts on top.
-      for (const name of ["shield", "marks", "help", "borrow", "approve", "badge"]) root.append((parts[name] = document.createElement("div")));
+      for (const name of ["shield", "marks", "help", "borrow", "approve", "notice", "badge"]) root.append((parts[name] = document.createElement("div")));
     }
     const parent = onTop.home();
     if (!parent) return false;
@@ -348,7 +399,7 @@
   }
 
   function visible() {
-    return !!(state.session || state.borrow || state.help || state.approve || state.shield);
+    return !!(state.session || state.borrow || state.help || state.approve || state.shield || state.notice);
   }
 
   /**
@@ -369,6 +420,7 @@
       clearInterval(ticker);
       ticker = undefined;
       watchPrompts();
+      watchWorker();
       return;
     }
     // Before <html> exists (document_start), wait for it.
@@ -385,6 +437,7 @@
     draw("help", state.help && [state.help.token], () => promptFrame("help", /** @type {Ask} */ (state.help)));
     draw("borrow", state.borrow && [state.borrow.token], () => promptFrame("borrow", /** @type {Ask} */ (state.borrow)));
     draw("approve", state.approve && [state.approve.token], () => promptFrame("approve", /** @type {Ask} */ (state.approve)));
+    draw("notice", state.notice && [state.notice], () => el("div", { class: "notice", role: "status" }, [/** @type {string} */ (state.notice)]));
     draw("badge", state.session && [state.session.id, state.session.paused, state.stopping], () => badge(/** @type {Badge} */ (state.session)));
     // What the agent does changes with every action: only that text is replaced.
     const doing = parts.badge.querySelector(".doing");
@@ -401,6 +454,7 @@
       ticker = undefined;
     }
     watchPrompts();
+    watchWorker();
   }
 
   /**

@@ -26,7 +26,7 @@ import { createHiddenAsks } from "./hidden-asks.js";
  *   sendMessage(tabId: number, message: unknown, options?: {frameId?: number}): Promise<any>,
  *   onRemoved: ChromeEvent,
  * }} TabsApi
- * @typedef {{id: string, onMessage: ChromeEvent, getURL(path: string): string}} RuntimeApi
+ * @typedef {{id: string, onMessage: ChromeEvent, onConnect?: ChromeEvent, getURL(path: string): string}} RuntimeApi
  * @typedef {{requestId: string, tabId: number, token: string, view: Record<string, unknown>, answer: (a: any) => void}} Ask
  * @typedef {{
  *   ownerOf(tab: Tab): Promise<string | null>,
@@ -104,6 +104,10 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     });
     return true;
   });
+  // A page holds a port ("overlay.watch") open while its person is asked (content/overlay.js): it closes
+  // when this worker stops, and the page then takes off what a restarted worker no longer asks. Chrome keeps
+  // a port open only in a context that listens for ports; nothing is said on it.
+  runtime.onConnect?.addListener(() => {});
   tabs.onRemoved.addListener((/** @type {number} */ tabId) => {
     activities.delete(tabId);
     pointers.delete(tabId);
