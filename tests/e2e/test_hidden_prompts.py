@@ -11,7 +11,6 @@ restarts, a card whose ask died is taken off the page at once, with a line that 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -131,13 +130,17 @@ def test_a_pinch_zoomed_prompt_is_not_armed_and_arms_again_at_its_size(
         person.send("Emulation.setPageScaleFactor", {"pageScaleFactor": 1.04})
         wait_until(lambda: person.eval("visualViewport.scale") > 1.01, timeout=5, interval=0.05)
         x, y = drawn_at(tp, person, "borrow", "button[data-answer=allow]")
-        left, top, scale = person.eval("[visualViewport.offsetLeft, visualViewport.offsetTop, visualViewport.scale]")
+        left, top, scale = person.eval(
+            "[visualViewport.offsetLeft, visualViewport.offsetTop, visualViewport.scale]"
+        )
         on_screen = ((x - left) * scale, (y - top) * scale)
         clicks_refused(tp, url, still_asking(proc), on_screen)
         assert person.in_prompt("borrow", "button[data-answer=allow]") is None, "armed while zoomed"
         assert tab(browser_ui, theirs)["windowId"] == home
         with popup_window(tp) as popup:
-            wait_until(lambda: [a["kind"] for a in hidden_asks(popup)] == ["borrow"], timeout=10, interval=0.05)
+            wait_until(
+                lambda: [a["kind"] for a in hidden_asks(popup)] == ["borrow"], timeout=10, interval=0.05
+            )
             assert "zoomed in" in hidden_asks(popup)[0]["text"]
             # Back at its size, the prompt in the page arms again and takes the person's click.
             person.send("Emulation.setPageScaleFactor", {"pageScaleFactor": 1})
