@@ -354,6 +354,15 @@ def test_a_page_that_zooms_the_approval_card_to_a_speck_gets_no_order_and_the_po
         page_fights(page)
         page.eval("attacks.zoom(0.1)")
         clicks_refused(tp, url, undecided, drawn_at(tp, page, "approve", "button[data-answer=allow]"))
+        # The side panel, opened on the conversation, says so on its card too.
+        with popped_out(tp, tab) as panel:
+            wait_until(
+                lambda: panel.eval(
+                    "document.querySelector('.card[data-state=open] .card-hidden')?.textContent ?? ''"
+                ).startswith("The page is hiding this card"),
+                timeout=10,
+                interval=0.05,
+            )
         with popup_window(tp) as popup:
             answer_in_popup(popup, "approve", "allow")
             wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=15)

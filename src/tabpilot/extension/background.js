@@ -200,6 +200,7 @@ const panel = createPanelBridge({
   admit: (tab) => sites.admit(tab, { frames: false }),
   attachments: createAttachments({ snapshots, cdp }),
   approvals: asks,
+  hidden: overlay.hiddenAsks,
 });
 registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
 
