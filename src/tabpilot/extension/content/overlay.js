@@ -83,6 +83,7 @@
   /** @type {ShadowRoot | null} */ let root = null;
   /** Puts the host back on top of the page's top layer; where it must live (under <html>, or in the page's modal dialog). */
   let onTop = { raise() {}, home: () => /** @type {Element | null} */ (document.documentElement) };
+  /** Where the host lives, as the remount observer watches it. @type {Element | null} */ let watchedParent = null;
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
   /** @type {number | undefined} */ let watching;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
@@ -392,9 +393,12 @@
     }
     // A page that rewrites <html> or its children takes the host with it: put it back. In a modal dialog,
     // anything above the host may take it away.
-    remount.disconnect();
-    remount.observe(document, { childList: true, subtree: parent !== document.documentElement });
-    remount.observe(parent, { childList: true });
+    if (watchedParent !== parent) {
+      remount.disconnect();
+      remount.observe(document, { childList: true, subtree: parent !== document.documentElement });
+      remount.observe(parent, { childList: true });
+      watchedParent = parent;
+    }
     return true;
   }
 
@@ -417,6 +421,7 @@
     if (!visible()) {
       host?.remove();
       remount.disconnect();
+      watchedParent = null;
       clearInterval(ticker);
       ticker = undefined;
       watchPrompts();
