@@ -151,6 +151,26 @@ def test_a_pinch_zoomed_prompt_is_not_armed_and_arms_again_at_its_size(
     tp.run("tab", "return", str(theirs))
 
 
+def test_a_help_panel_the_page_shrinks_is_answered_in_the_popup(tp: Tabpilot, pages: PageServer) -> None:
+    url = pages.url("hostile/overlay.html?help-shrink")
+    tp.run("open", url)
+    with person_at(tp, url) as person:
+        proc = tp.spawn("request-help", "--prompt", "Claim the prize?", "--json")
+        try:
+            person.wait_for(action="help-done", timeout=15)
+            person.eval("attacks.zoom(0.1)")
+            clicks_refused(
+                tp, url, still_asking(proc), drawn_at(tp, person, "help", "button[data-answer=done]")
+            )
+            with popup_window(tp) as popup:
+                answer_in_popup(popup, "help", "done")
+                out, _ = proc.communicate(timeout=15)
+        finally:
+            proc.kill()
+        person.eval("attacks.stop()")
+    assert json.loads(out)["outcome"] == "continued"
+
+
 def test_a_cover_the_page_draws_goes_under_the_prompt_and_the_persons_click_answers_it(
     tp: Tabpilot,
     browser_ui: Person,  # noqa: F811
