@@ -200,19 +200,27 @@ def session_paused(tp: Tabpilot) -> bool:
     return bool(tp.run("session", "list", "--json").json["sessions"][0]["paused"])
 
 
-@pytest.mark.parametrize("attack", ["dialog", "popover"])
+@pytest.mark.parametrize("attack", ["dialog", "popover", "fullscreen"])
 def test_the_badge_stays_above_the_pages_own_top_layer_and_its_stop_works(
     tp: Tabpilot, pages: PageServer, attack: str
 ) -> None:
     url = pages.url(f"hostile/overlay.html?{attack}")
     tp.run("open", url)
     with person_at(tp, url) as person:
+        person.wait_for(action="stop")
+        # A user gesture, as the person's click on the page would give it (fullscreen needs one).
+        person.send(
+            "Runtime.evaluate",
+            {"expression": f"attacks.{attack}()", "userGesture": True, "awaitPromise": True},
+        )
+        assert person.eval(
+            f"document.querySelector('.bait').matches({json.dumps(':modal, :popover-open, :fullscreen')})"
+        )
+        # What the person sees at the badge's place (fullscreen resizes the viewport) is the badge, and
+        # their click there presses its Stop.
         x, y = person.wait_for(action="stop")
-        person.eval(f"attacks.{attack}()")
-        assert person.eval(f"document.querySelector('.bait').matches({json.dumps(':modal, :popover-open')})")
-        # What the person sees at the badge's place is the badge, and their click there presses its Stop.
         wait_until(
-            lambda: person.eval(f"document.elementFromPoint({x}, {y}).localName") == "tabpilot-overlay",
+            lambda: person.eval(f"document.elementFromPoint({x}, {y})?.localName") == "tabpilot-overlay",
             timeout=5,
             interval=0.05,
         )

@@ -4,17 +4,22 @@
 // over every z-index. The host is a manual popover; whenever the page puts something in the top layer (its
 // toggle events reach the window first, in the capture phase, before any page script's listener) or
 // takes the host out of it, the host is shown again, which puts it last, on top.
-// A modal dialog makes everything outside it inert, the top layer included, so while the page has one
-// open the host lives inside the topmost one (still drawn in the top layer, above it), and goes back
-// under <html> when it closes.
+// A modal dialog, and a fullscreen element, make everything outside them inert, the top layer included,
+// so while the page has one the host lives inside it (the fullscreen element, else the topmost modal
+// dialog; still drawn in the top layer, above it), and goes back under <html> when it closes. A
+// fullscreen element that draws no children (a video, a frame, a canvas) cannot hold it: the toolbar's
+// Stop is the way then.
 // A classic content script loaded before content/overlay.js, in the same isolated world: it leaves one
 // frozen function there.
 (() => {
   if (window.top !== window) return;
 
+  /** Elements whose children are not drawn. */
+  const REPLACED = new Set(["video", "iframe", "img", "canvas", "embed", "object", "audio", "input", "textarea", "select"]);
+
   /**
    * Keep `host` on top from now on. `rehome` is called when the place the host must live in changed
-   * (a modal dialog opened or closed): it puts the host in `home()` and raises it.
+   * (a modal dialog or fullscreen opened or closed): it puts the host in `home()` and raises it.
    * @param {HTMLElement} host @param {() => void} rehome
    * @returns {{raise(): void, home(): Element | null}}
    */
@@ -34,6 +39,8 @@
     };
 
     const home = () => {
+      const full = document.fullscreenElement;
+      if (full && !REPLACED.has(full.localName)) return full;
       for (let i = modals.length - 1; i >= 0; i--) {
         if (modals[i].isConnected && modals[i].matches(":modal")) return modals[i];
         modals.splice(i, 1);
@@ -61,7 +68,7 @@
       },
       true,
     );
-    document.addEventListener("fullscreenchange", raise, true);
+    document.addEventListener("fullscreenchange", rehome, true);
     return { raise, home };
   }
 
