@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from tabpilot import __version__
+from tabpilot.agents import reach
 from tabpilot.cli import client
 from tabpilot.cli.context import Context
 from tabpilot.cli.main import Parser, build_parser
@@ -123,6 +124,18 @@ class ToolSpec:
             else:
                 argv += [action.option_strings[-1], *map(str, values)]
         return argv
+
+
+def _narrowed(spec: ToolSpec) -> ToolSpec | None:
+    """A side-panel session's view of a tool: only the parameters it may take, or None."""
+    allowed = reach.offered(spec.name)
+    if allowed is None:
+        return None
+    actions = [a for a in spec.actions if a.dest in allowed]
+    narrowed = ToolSpec(spec.name, spec.words, spec.description, actions, _schema(actions))
+    if "out" in narrowed.schema["properties"]:
+        narrowed.schema["properties"]["out"]["description"] = reach.OUT_HELP
+    return narrowed
 
 
 def _dashed(values: list[Any]) -> bool:
@@ -355,11 +368,10 @@ class McpServer:
         # Built on first use, after initialize is answered: parsing every verb's options costs ~30 ms.
         with self._specs_lock:
             if self._specs is None:
-                self._specs = {
-                    spec.name: spec
-                    for spec in tool_specs(self.caps)
-                    if not (self.panel and spec.words[0] == "session")
-                }
+                specs = tool_specs(self.caps)
+                if self.panel:
+                    specs = [n for n in map(_narrowed, specs) if n is not None]
+                self._specs = {spec.name: spec for spec in specs}
                 self._words = ToolWords(self._specs)
             return self._specs
 
@@ -453,6 +465,9 @@ class McpServer:
             argv = spec.argv(arguments)
             # Bad arguments are answered before a session is made for them.
             build_parser(argv).parse_args(argv)
+            if self.panel:
+                # Checked first, so a bad call leaves no file behind.
+                argv = spec.argv(reach.confine(arguments, os.environ.get(reach.FILES_ENV)))
             # Session verbs name their own session; everything else works in this connection's.
             if spec.words[0] != "session":
                 argv += ["--session", self.keeper.session()]
