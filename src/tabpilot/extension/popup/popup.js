@@ -26,6 +26,8 @@ const send = (kind, value) => port.postMessage({ kind, value });
 
 /** @type {any} */
 let last = null;
+/** The questions the page hides, as last drawn. */
+let shownAsks = "";
 
 /** Replace an input's value unless the person is typing in it. @param {HTMLInputElement} el @param {string} value */
 function setIfIdle(el, value) {
@@ -67,7 +69,12 @@ function render(s) {
   const running = conversations.some((/** @type {ConversationView} */ c) => c.running);
   $("stop-all").hidden = !running && !s.sessions.some((/** @type {SessionView} */ x) => !x.paused);
   const asks = s.hidden_asks ?? [];
-  $("hidden-asks").replaceChildren(...asks.map(hiddenAskItem));
+  // Redrawn only when the questions changed: a button replaced between press and release loses the click.
+  const drawnAsks = JSON.stringify(asks);
+  if (drawnAsks !== shownAsks) {
+    shownAsks = drawnAsks;
+    $("hidden-asks").replaceChildren(...asks.map(hiddenAskItem));
+  }
   $("hidden-asks-section").hidden = asks.length === 0;
 }
 
