@@ -367,6 +367,8 @@ def test_a_page_that_zooms_the_approval_card_to_a_speck_gets_no_order_and_the_po
             answer_in_popup(popup, "approve", "allow")
             wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=15)
         page.eval("attacks.stop()")
+    ends = [e for e in events_of(tp, cid) if e["kind"] == "approval_end"]
+    assert [(e["decision"], e["via"]) for e in ends] == [("allow", "popup")]
     turn_end(tp, cid)
     chrome(options, f"chrome.tabs.remove({tab})")
 

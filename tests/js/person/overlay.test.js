@@ -97,7 +97,7 @@ test("a borrow is answered only by the prompt frame holding the ask's token, in 
 });
 
 test("an ask the page draws out of its size is answered in the popup, and only there and then", async () => {
-  const { overlay, fromPage, fromPrompt } = setup({ pages: { 3: shown } });
+  const { overlay, fromPage, fromPrompt } = setup({ pages: { 3: () => ({ shown: true }) } });
   const changes = [];
   overlay.hiddenAsks.onChange(() => changes.push(overlay.hiddenAsks.list().length));
   const answer = overlay.askBorrow(3, { requestId: "r1", sessionId: "s1", reason: "read", timeoutMs: 5000 });
@@ -124,6 +124,13 @@ test("an ask the page draws out of its size is answered in the popup, and only t
   assert.deepEqual(changes, [1, 0]);
   // answered: its prompt frame answers nothing more
   assert.equal(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "deny" }), null);
+  // an approval card answered in the popup says so to its asker, once
+  const approved = overlay.askApproval(3, { requestId: "ap-1", sessionId: "p-1", view: { title: "Submit a form", target: "x" }, timeoutMs: 5000 });
+  await tick();
+  await fromPage(3, { kind: "prompt.drawn", token: "secret-2", natural: false, why: "shrunk" });
+  assert.equal(overlay.hiddenAsks.answer("ap-1", "deny"), true);
+  assert.equal(await approved, "deny");
+  assert.deepEqual([overlay.answeredVia("ap-1"), overlay.answeredVia("ap-1"), overlay.answeredVia("r1")], ["popup", "page", "page"]);
 });
 
 test("a borrow nobody can see or answer is never a yes", async () => {

@@ -87,6 +87,8 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     for (const fn of [...pauseListeners]) fn();
   };
   const hiddenAsks = createHiddenAsks();
+  /** Asks the person answered in the popup, until the asker reads it (answeredVia). @type {Set<string>} */
+  const answeredInPopup = new Set();
 
   runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
     if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id)) return false;
@@ -186,7 +188,12 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     if (!found || message.natural !== false) return { ok: found !== null };
     const { kind, ask } = found;
     const why = clip(message.why, MAX_WHY) || "the page draws it out of its natural size";
-    hiddenAsks.hide({ requestId: ask.requestId, kind, tabId, view: ask.view, why }, (answer) => settle(kind, ask, answer));
+    hiddenAsks.hide({ requestId: ask.requestId, kind, tabId, view: ask.view, why }, (answer) => {
+      if (!settle(kind, ask, answer)) return false;
+      // The approval cards' asker reads where it was answered (approval/asks.js); the others do not ask.
+      if (kind === "approve") answeredInPopup.add(ask.requestId);
+      return true;
+    });
     return { ok: true };
   }
 
@@ -283,6 +290,11 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   return {
     /** The asks a page hides, answered in the popup instead. */
     hiddenAsks,
+
+    /** Where the person answered an ask that has ended: "popup" for one the page hid, else "page". @param {string} requestId */
+    answeredVia(requestId) {
+      return answeredInPopup.delete(requestId) ? "popup" : "page";
+    },
 
     /**
      * Show the badge in a tab of a session (e.g. a tab just borrowed). Best effort.
