@@ -24,6 +24,7 @@ from bench import (
     approvals,
     apps,
     cues,
+    fences,
     latency,
     memory,
     panel,
@@ -41,6 +42,7 @@ from bench.stats import Record, missing
 SUITES = (
     "latency",
     "snapshots",
+    "fences",
     "parallel",
     "agents",
     "peer",
@@ -121,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     suites = [s for s in SUITES if s in (args.suite or SUITES)]
     skipped: list[str] = []
     docs_root = None
-    if "snapshots" in suites or "peer" in suites:
+    if "snapshots" in suites or "peer" in suites or "fences" in suites:
         docs_root, line = python_docs()
         print(line, flush=True)
         if docs_root is None:
@@ -164,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         steps: dict[str, Callable[[Rig], list[Record]]] = {
             "latency": run_latency,
             "snapshots": lambda rig: snapshots.run(rig, pages, plan.snapshots),
+            "fences": lambda rig: fences.run(rig, pages),
             "parallel": lambda rig: parallel.run(rig, plan.parallel_s),
             "agents": lambda rig: agents.run(rig, 100 if not args.quick else 10),
             "peer": run_peer,

@@ -154,6 +154,7 @@ VERB_FAMILIES = {
     "storage": "storage_commands",
     "state": "storage_commands",
     "emulate": "emulate_commands",
+    "init-script": "init_script_commands",
     "pdf": "pdf_commands",
     "panel": "panel_commands",
 }
@@ -166,6 +167,7 @@ FAMILY_ORDER = (
     "network_commands",
     "storage_commands",
     "emulate_commands",
+    "init_script_commands",
     "pdf_commands",
     "session_commands",
     "browser_commands",
@@ -250,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
-    return guarded(lambda: handler(args, ctx), ctx.as_json)
+    return guarded(lambda: handler(args, ctx), ctx.as_json, ctx.boundaries)
 
 
 if __name__ == "__main__":

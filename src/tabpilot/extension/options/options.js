@@ -6,7 +6,7 @@ import { STORAGE_KEY, parseBlockListText } from "../person/blocklist.js";
 import { PROTOCOL_VERSION } from "../link/protocol.js";
 import { GRANTS_KEY, TIMEOUT_KEY, createGrants, parseTimeoutS } from "../approval/grants.js";
 import { RULES } from "../approval/rules.js";
-import { CUES_KEY } from "../person/cues.js";
+import { CUES_KEY } from "../page/cue.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const field = /** @type {HTMLTextAreaElement} */ ($("blocked"));

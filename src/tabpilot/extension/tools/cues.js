@@ -1,5 +1,5 @@
 // @ts-check
-// Which cue the person sees in the page for each tool (person/cues.js draws it): "element" rings what the
+// Which cue the person sees in the page for each tool (page/cue.js draws it): "element" rings what the
 // action resolved (a dot too at a position given), "edge" frames the page (a navigation, a scroll),
 // "none" draws nothing (reads, tabs, sessions, settings). Every wire name of tools/index.js has a row, so
 // a new tool has to choose.
@@ -48,6 +48,11 @@ export const CUES = Object.freeze({
   "tool.network_request": "none",
   "tool.network_route": "none",
   "tool.network_unroute": "none",
+  "tool.network_headers": "none",
+  "tool.network_credentials": "none",
+  "tool.init_script_add": "none",
+  "tool.init_script_list": "none",
+  "tool.init_script_remove": "none",
   "tool.cookies": "none",
   "tool.storage": "none",
   "tool.state_save": "none",

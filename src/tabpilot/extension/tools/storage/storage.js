@@ -3,7 +3,7 @@
 // page's origin), tool.state_save / tool.state_load (cookies and storage as Playwright's storage-state
 // JSON, managed browsers only). Cookie values that scripts cannot read (HttpOnly), and in the person's
 // own browser every cookie value, leave only with show_secrets.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, optionalBool, requireString } from "../../link/params.js";
 
 export const HIDDEN = "(hidden: --show-secrets shows it)";
@@ -110,7 +110,7 @@ async function storageOp(ctx, tabId, area, action, key, value) {
   try {
     return await ctx.frames.evaluate(frame, `(${STORAGE_OP})(${args})`);
   } catch (err) {
-    throw new RpcError("cdp_failed", `the page refused its ${area}Storage: ${err instanceof Error ? err.message : err}`, undefined, { tab_id: tabId });
+    throw new RpcError("cdp_failed", said`the page refused its ${area}Storage: ${fromPage(err instanceof Error ? err.message : err)}`, undefined, { tab_id: tabId });
   }
 }
 
@@ -145,7 +145,7 @@ export async function stateSave(params, ctx) {
   const { cookies: all } = await ctx.cdp.send(current.id, "Network.getAllCookies");
   const kept = [];
   for (const c of all ?? []) {
-    if (await ctx.sites.isBlocked(`https://${String(c.domain).replace(/^\./, "")}/`)) continue;
+    if (await ctx.sites.cookieBlocked(String(c.domain))) continue;
     kept.push({
       name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires > 0 ? c.expires : -1,
       httpOnly: c.httpOnly === true, secure: c.secure === true, sameSite: c.sameSite ?? "Lax",
@@ -173,7 +173,7 @@ export async function stateLoad(params, ctx) {
   const cookieList = [];
   for (const c of state.cookies) {
     if (!c || typeof c.name !== "string" || typeof c.value !== "string" || typeof c.domain !== "string") throw invalid("every cookie needs name, value and domain");
-    if (await ctx.sites.isBlocked(`https://${c.domain.replace(/^\./, "")}/`)) continue;
+    if (await ctx.sites.cookieBlocked(c.domain)) continue;
     cookieList.push({
       name: c.name, value: c.value, domain: c.domain, path: typeof c.path === "string" ? c.path : "/",
       secure: c.secure === true, httpOnly: c.httpOnly === true,

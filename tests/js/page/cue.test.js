@@ -3,7 +3,7 @@
 // than its bound or fails it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createCues, CUES_KEY, PAINT_WAIT_MS } from "../../../src/tabpilot/extension/person/cues.js";
+import { createCues, CUES_KEY, PAINT_WAIT_MS } from "../../../src/tabpilot/extension/page/cue.js";
 import { cueOf } from "../../../src/tabpilot/extension/tools/cues.js";
 import { FakeStorage } from "../helpers/fake-storage.js";
 import { FakeEvent } from "../helpers/fake-event.js";

@@ -5,7 +5,7 @@
 // element, a host on documentElement with data-tabpilot-cue: a closed shadow root in the top layer that
 // takes no pointer events and no focus. It is drawn from the frame's agent world, whose state the page
 // cannot read. A cue waits a few tens of ms at most for its paint and never fails an action.
-import { callOnTarget, nameOf } from "../page/actionability.js";
+import { callOnTarget, nameOf } from "./actionability.js";
 
 /** The switch on the options page (absent: on). */
 export const CUES_KEY = "tp_cues";
@@ -15,8 +15,8 @@ export const PAINT_WAIT_MS = 40;
 const SETTLED_MS = 700;
 
 /**
- * @typedef {import("../page/action.js").ObservedCall} ObservedCall
- * @typedef {import("../page/actionability.js").ActionableTarget} ActionableTarget
+ * @typedef {import("./action.js").ObservedCall} ObservedCall
+ * @typedef {import("./actionability.js").ActionableTarget} ActionableTarget
  * @typedef {import("../browser/frames.js").FrameHandle} FrameHandle
  */
 
