@@ -1,8 +1,8 @@
 // @ts-check
 // What every action tool does around its own work: find the tab and the deadline, make the page believe
 // it has the focus (the Agent Window usually does not), put the person's input shield up until the
-// request ends (the agent's own input goes through its gate) and say in the page what the agent does,
-// tell the action's observers (below), and finish the result (the element acted on, the outcome, a
+// request ends (the agent's own input goes through its gate), say in the page what the agent does,
+// tell the action's observers (below) and finish the result (the element acted on, the outcome, a
 // snapshot or diff when asked).
 import { RpcError } from "../link/protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "../link/params.js";
