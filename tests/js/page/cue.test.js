@@ -13,16 +13,16 @@ const CROSS = { tabId: 1, sessionId: "oopif", frameId: "cross" };
 
 /** @param {{answer?: (args: unknown[]) => Promise<unknown>, stored?: Record<string, unknown>, blocked?: boolean}} [o] */
 function setup({ answer = async () => undefined, stored = {}, blocked = false } = {}) {
-  /** @type {{frame: any, op: unknown, on: string | null}[]} */
+  /** @type {{frame: any, op: unknown, on: string | null, words: unknown}[]} */
   const calls = [];
   const frames = {
     main: async () => MAIN,
     call: (/** @type {any} */ frame, /** @type {string} */ _source, /** @type {unknown[]} */ args) => {
-      calls.push({ frame, op: args[0], on: null });
+      calls.push({ frame, op: args[0], on: null, words: args[2] });
       return answer(args);
     },
     callOn: (/** @type {any} */ frame, /** @type {string} */ objectId, /** @type {string} */ _source, /** @type {unknown[]} */ args) => {
-      calls.push({ frame, op: args[0], on: objectId });
+      calls.push({ frame, op: args[0], on: objectId, words: args[2] });
       return answer(args);
     },
   };
@@ -41,7 +41,10 @@ test("an element's cue is painted on the element, in its own frame; its outcome 
   await cues.before(click);
   await cues.atPoint(click, target);
   cues.after(click, false);
-  assert.deepEqual(calls.map((c) => [c.frame.frameId, c.op, c.on]), [["cross", "paint", "obj-1"], ["cross", "settle", null]]);
+  assert.deepEqual(calls.map((c) => [c.frame.frameId, c.op, c.on, c.words]), [
+    ["cross", "paint", "obj-1", 'click button "Go" @e3'],
+    ["cross", "settle", null, "failed"],
+  ]);
 });
 
 test("a navigation frames the top document before it goes; reads draw nothing", async () => {
