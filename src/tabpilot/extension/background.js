@@ -34,6 +34,9 @@ import { createRequestBlock } from "./person/request-block.js";
 import { createGrants } from "./approval/grants.js";
 import { createAsks } from "./approval/asks.js";
 import { approve } from "./approval/gate.js";
+import { createEffects } from "./approval/effects.js";
+import { activityOf } from "./page/action.js";
+import { optionalTabId } from "./link/params.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -45,7 +48,7 @@ const cdp = createCdp({
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
   tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
   setupTarget: async (send, tabId) => {
-    await sites.intercept(send);
+    await sites.intercept(send, tabId);
     await networkLog.enable(send);
     await requests.debugged(tabId);
   },
@@ -65,6 +68,8 @@ const sites = createSiteGuard({
   frameUrls: createFrameUrls({ cdp, frames }),
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
+  // Created below, with the approvals it asks through.
+  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main) => effects.answer(tabId, paused, { main, site: null }) },
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -141,9 +146,18 @@ const asks = createAsks({
   emit: (name, payload) => connection.emit(name, payload),
 });
 chrome.tabs.onRemoved.addListener((tabId) => asks.tabClosed(tabId));
+const effects = createEffects({
+  turnOf: (sessionId) => approvals.turnOf(sessionId),
+  tabOf: (sessionId, params) => sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true, sites: "none" }),
+  grants,
+  asks,
+  retarget: (tabId) => sites.reapply(tabId),
+  activityOf,
+});
 const approvals = {
   grants,
   asks,
+  effects,
   /** A panel session's conversation and its turn's sites; null for every other session. @param {string} sessionId */
   async turnOf(sessionId) {
     const session = await sessions.get(sessionId).catch(() => null);
@@ -154,7 +168,7 @@ const approvals = {
 };
 
 const dispatcher = createDispatcher({
-  handlers: sites.gate(METHODS),
+  handlers: sites.gate(effects.watch(METHODS)),
   context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing, approvals },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
