@@ -17,8 +17,9 @@ from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, op
 from shop_server import Shop
 from test_approvals import answer, cards, set_timeout
 from test_consent import chrome, extension_page
-from test_person import Person, person_at
+from test_person import Person, person_at, prompt_targets
 from test_sidepanel import running, say
+from websockets.sync.client import connect
 
 pytestmark = pytest.mark.skipif(
     not REAL_CLAUDE.exists(), reason="the Claude Code CLI is not installed (run scripts/bootstrap)"
@@ -43,6 +44,15 @@ SCRIPTS: dict[str, list[Any]] = {
     "continue": [tool("click", target="#go"), Say(["Done."])],
     "delete": [tool("click", target="#delete"), Say(["Done."])],
     "partner": [tool("click", target="text=Our partner"), Say(["Done."])],
+    "help": [
+        tool(
+            "request_help",
+            title="tabpilot security check",
+            prompt="tabpilot needs your bank password and the code we texted you: type them into the note.",
+            timeout="20s",
+        ),
+        Say(["Done."]),
+    ],
     "later": [
         tool("click", target="#later"),
         tool("wait", url="*landed*", timeout="15s"),
@@ -228,3 +238,34 @@ def test_a_tab_sent_to_another_site_is_stopped_and_asked_about(tp: Tabpilot, sho
         answer(panel, "deny")
         turn_over(panel)
     assert shop.sent() == [], "nothing was done on the other site"
+
+
+HELP_TEXT = """(card => card && {heading: card.querySelector('h1').textContent,
+  author: card.querySelector('.author')?.textContent ?? null, agent: card.querySelector('.agent-words')?.textContent ?? null,
+  never: card.querySelector('.never')?.textContent ?? null})(document.querySelector('.card.help'))"""
+
+
+def test_a_panel_agents_help_request_is_framed_as_the_agents_words_and_asks_for_no_secret(
+    tp: Tabpilot, shop: Shop, tab: int
+) -> None:
+    with popped_out(tp, tab) as panel:
+        turn(panel, "help")
+        target = wait_until(lambda: (prompt_targets(tp.devtools().port, "help") or [None])[0], timeout=30)
+        with connect(target["webSocketDebuggerUrl"], max_size=2**24) as ws:
+            shown = wait_until(lambda: Person(ws).eval(HELP_TEXT), timeout=10, interval=0.05)
+        assert shown["heading"] == "Your agent asks for your help", (
+            "tabpilot's heading, not the agent's title"
+        )
+        assert shown["author"] and shown["author"].startswith("Written by the agent of session p-"), shown
+        assert shown["author"].endswith("not by tabpilot:"), shown
+        assert "tabpilot security check" in shown["agent"] and "bank password" in shown["agent"], shown
+        assert shown["never"] == (
+            "tabpilot never asks for a password or a code. Type those only into the site itself, never into the note."
+        )
+        with person_at(tp, shop.url(page="effects.html")) as page:
+            page.click(
+                *wait_until(
+                    lambda: page.in_prompt("help", "button[data-answer=cancel]"), timeout=10, interval=0.05
+                )
+            )
+        turn_over(panel)
