@@ -69,7 +69,7 @@ const sites = createSiteGuard({
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
   // Created below, with the approvals it asks through.
-  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main) => effects.answer(tabId, paused, { main, site: null }) },
+  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main, session) => effects.answer(tabId, paused, { main, site: null, session }) },
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -154,6 +154,7 @@ const effects = createEffects({
   retarget: (tabId) => sites.reapply(tabId),
   activityOf,
 });
+cdp.onEvent(null, (method, params, tabId, session) => method === "Network.requestWillBeSent" && effects.sent(tabId, session, params), { children: true });
 const approvals = {
   grants,
   asks,

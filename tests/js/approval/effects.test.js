@@ -149,3 +149,28 @@ test("Always on a held request's card stores its rule; the next one on the site 
   assert.equal(await table["tool.select"]({ session_id: "p-1" }, w.ctx()), true);
   assert.equal(w.asked.length, 1);
 });
+
+test("a request the page was seen to send is waited for until the interception catches it, even after the action's own answer", async () => {
+  const w = world();
+  let caught = null;
+  const table = w.effects.watch({
+    "tool.click": async () => {
+      w.effects.sent(4, null, { requestId: "r1", request: { method: "POST" } });
+      w.effects.sent(4, null, { requestId: "r2", request: { method: "GET" } });
+      setTimeout(() => (caught = w.effects.answer(4, { ...post(), networkId: "r1" }, { main: false, site: null, session: null })), 20);
+      return "clicked";
+    },
+  });
+  const rejecting = world({ answer: async () => Promise.reject(new Error("no")) });
+  assert.equal(await table["tool.click"]({ session_id: "p-1" }, w.ctx()), "clicked");
+  assert.equal(w.asked.length, 1, "the late request got its card before the click answered");
+  assert.equal(await caught, true);
+  const t2 = rejecting.effects.watch({
+    "tool.click": async () => {
+      rejecting.effects.sent(4, null, { requestId: "r1", request: { method: "POST" } });
+      setTimeout(() => rejecting.effects.answer(4, { ...post(), networkId: "r1" }, { main: false, site: null }), 20);
+      return "clicked";
+    },
+  });
+  await assert.rejects(t2["tool.click"]({ session_id: "p-1" }, rejecting.ctx()), /no/);
+});

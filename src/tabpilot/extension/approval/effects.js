@@ -20,6 +20,8 @@ import { inScope, siteOf } from "./scope.js";
 
 /** How long after an action its page's requests still count as its effects. */
 export const SETTLE_MS = 1000;
+/** How long an action waits, at most, for the interception to catch a request its page was seen to send. */
+const CAUGHT_MS = 1000;
 /** Calls that act on a page (the reads, and the help the person gives, cause nothing of the agent's). */
 export const ACTIONS = new Set([
   "tool.click",
@@ -52,8 +54,11 @@ const CATCH_ALL = Object.freeze([{ urlPattern: "*", requestStage: /** @type {con
  *   leaves: a navigation of the tab to a site outside the turn's (else: a request that changes state)
  * @typedef {{rule: string, url: string | null, site: string | null}} Allowed
  * @typedef {{signal: AbortSignal, progress: (p: Record<string, unknown>) => void}} Call
- * @typedef {{call: Call, activity: string, allowed: Allowed[], judged: Promise<boolean>[], refused: unknown}} Run
- *   one action's call: what the person allowed for it, and the answers about what it caused
+ * @typedef {{call: Call, activity: string, allowed: Allowed[], judged: Promise<boolean>[], refused: unknown,
+ *   sent: Set<string>, caught: Set<string>, wake: (() => void) | null}} Run
+ *   one action's call: what the person allowed for it, the answers about what it caused, and the
+ *   state-changing requests its page was seen to send (Network events) that the interception has not
+ *   caught yet (they come on another channel, often after the action's own answer)
  * @typedef {{sessionId: string, turn: Turn, running: number, run: Run | null, last: Run | null,
  *   held: Map<string, Promise<boolean>>, timer: ReturnType<typeof setTimeout> | null}} Hold
  *   run: the call acting now; last: the latest, whose effects still count while the page settles
@@ -139,6 +144,20 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
     return true;
   }
 
+  /** Wait (a little at most) until every request the action's page was seen to send has been caught. @param {Run} run */
+  function caughtAll(run) {
+    return new Promise((resolve) => {
+      const done = () => {
+        timers.clearTimeout(timer);
+        run.wake = null;
+        resolve(undefined);
+      };
+      const timer = timers.setTimeout(done, CAUGHT_MS);
+      run.wake = () => run.sent.size === 0 && done();
+      run.wake();
+    });
+  }
+
   /** @param {number} tabId @param {Hold} hold */
   function closeLater(tabId, hold) {
     if (hold.timer) timers.clearTimeout(hold.timer);
@@ -180,7 +199,7 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
       const tab = turn ? await tabOf(sessionId, params, ctx).catch(() => null) : null;
       if (!turn || !tab) return handler(params, ctx);
       /** @type {Run} */
-      const run = { call: { signal: ctx.signal, progress: ctx.progress }, activity: activityOf(method, params), allowed: [], judged: [], refused: null };
+      const run = { call: { signal: ctx.signal, progress: ctx.progress }, activity: activityOf(method, params), allowed: [], judged: [], refused: null, sent: new Set(), caught: new Set(), wake: null };
       const hold = await open(tab.id, sessionId, turn, run);
       ctx.mark?.("effects_held");
       try {
@@ -196,6 +215,7 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
           failure = err ?? new Error("handler failed");
         });
         ctx.mark?.("acted");
+        if (run.sent.size > 0) await caughtAll(run);
         // The person's no says best what became of the action (its own wait may have run out meanwhile).
         await Promise.all(run.judged);
         ctx.mark?.("effects_settled");
@@ -219,12 +239,19 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
     /**
      * A request the tab started (caught by the site guard, not blocked): true to let it go, false to
      * fail it. Waits for the person when it is an effect of a held action.
-     * @param {number} tabId @param {{request?: {method?: string, url?: string}, resourceType?: string}} paused
-     * @param {{main: boolean, site: string | null}} where main: in the tab's top frame; site: the page's
+     * @param {number} tabId @param {{request?: {method?: string, url?: string}, resourceType?: string, networkId?: string}} paused
+     * @param {{main: boolean, site: string | null, session?: string | null}} where main: in the tab's top
+     *   frame; site: the page's; session: the CDP session of the frame's target (null: the tab's own)
      */
-    async answer(tabId, paused, { main, site }) {
+    async answer(tabId, paused, { main, site, session = null }) {
       const hold = holds.get(tabId);
       if (!hold) return true;
+      if (hold.run && paused.networkId) {
+        const id = `${session ?? ""}|${paused.networkId}`;
+        hold.run.caught.add(id);
+        hold.run.sent.delete(id);
+        hold.run.wake?.();
+      }
       const run = hold.run ?? hold.last;
       const effect = effectOf(paused.request ?? {}, { document: paused.resourceType === "Document", main, scope: hold.turn.scope });
       if (!effect || !run || covered(run.allowed, effect)) return true;
@@ -252,6 +279,18 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
       hold.held.set(key, judged);
       void judged.finally(() => hold.held.delete(key));
       return judged;
+    },
+
+    /**
+     * The tab's page sends a request (Network.requestWillBeSent): one that changes state, sent while
+     * an action runs, is waited for by that action until the interception has caught it.
+     * @param {number} tabId @param {string | null} session @param {{requestId?: string, request?: {method?: string}}} params
+     */
+    sent(tabId, session, params) {
+      const run = holds.get(tabId)?.run;
+      if (!run || !params.requestId || !changesState(params.request?.method)) return;
+      const id = `${session ?? ""}|${params.requestId}`;
+      if (!run.caught.has(id)) run.sent.add(id);
     },
 
     /** The person (or a grant) allowed an action of this tab's hold: what it sends passes. @param {number} tabId @param {Allowed} allowed */

@@ -75,7 +75,7 @@ export function interceptPatterns(storedValue) {
  *   frameUrls: {of(tabId: number): Promise<string[]>, knownOf(tabId: number): string[]},
  *   mainFrameId: (tabId: number) => Promise<string>,
  *   routes?: {patterns(): {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any): Promise<[string, object] | null>},
- *   effects?: {patterns(tabId: number): readonly {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any, main: boolean): Promise<boolean>},
+ *   effects?: {patterns(tabId: number): readonly {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any, main: boolean, sessionId: string | null): Promise<boolean>},
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   routes: the agent's network routes, asked about every caught request that is not blocked (the
@@ -137,7 +137,7 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
     }
     const document = params.resourceType === "Document";
     const main = document && sessionId === null && params.frameId === (await mainFrameId(tabId).catch(() => null));
-    const allowed = blocked || !effects ? !blocked : await effects.answer(tabId, params, main).catch(() => false);
+    const allowed = blocked || !effects ? !blocked : await effects.answer(tabId, params, main, sessionId).catch(() => false);
     const routed = allowed ? await routes?.answer(tabId, params).catch(() => null) : null;
     const answer = !allowed
       ? // Aborted leaves a page where it was (no error page is committed); a subresource just fails.
