@@ -161,7 +161,26 @@ def set_download_folder(profile: str, folder: str) -> None:
         json.dump(prefs, handle)
 
 
-def browser_argv(executable: str, extension_dir: str, profile: str, headless: bool) -> list[str]:
+@dataclass(frozen=True)
+class NetworkOptions:
+    """How the managed browser reaches the web: through a proxy, and whether it trusts any certificate."""
+
+    proxy: str | None = None
+    ignore_https_errors: bool = False
+
+    def argv(self) -> list[str]:
+        # Chromium sends loopback directly whatever the proxy, so the extension still reaches the daemon.
+        flags = [f"--proxy-server={self.proxy}"] if self.proxy else []
+        return flags + (["--ignore-certificate-errors"] if self.ignore_https_errors else [])
+
+
+def browser_argv(
+    executable: str,
+    extension_dir: str,
+    profile: str,
+    headless: bool,
+    network: NetworkOptions = NetworkOptions(),
+) -> list[str]:
     argv = [
         executable,
         f"--user-data-dir={profile}",
@@ -179,9 +198,24 @@ def browser_argv(executable: str, extension_dir: str, profile: str, headless: bo
         argv += ["--headless=new", "--disable-gpu", "--silent-debugger-extension-api"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--no-sandbox")
-    argv += [a for a in os.environ.get("TABPILOT_BROWSER_ARGS", "").split() if a]
+    argv += network.argv()
+    argv += extra_args(os.environ.get("TABPILOT_BROWSER_ARGS", ""))
     argv.append("about:blank")
     return argv
+
+
+def extra_args(text: str) -> list[str]:
+    """``TABPILOT_BROWSER_ARGS`` split as a shell would (``--user-agent="A B"`` is one flag)."""
+    import shlex
+
+    try:
+        return shlex.split(text)
+    except ValueError as err:
+        raise RpcError(
+            "invalid_params",
+            f"TABPILOT_BROWSER_ARGS cannot be split into flags: {err}",
+            hint="close every quote, e.g. TABPILOT_BROWSER_ARGS='--user-agent=\"My Agent\" --lang=fr'",
+        ) from None
 
 
 @dataclass
@@ -192,6 +226,8 @@ class ManagedBrowser:
     headless: bool
     launch_token: str
     started_at: float
+    proxy: str | None = None
+    ignore_https_errors: bool = False
 
 
 def state_path(home: str) -> str:

@@ -19,6 +19,7 @@ import { createConsoleLog } from "./browser/console-log.js";
 import { createDownloads } from "./browser/downloads.js";
 import { createNetworkLog } from "./browser/network-log.js";
 import { createNetworkRoutes } from "./browser/network-routes.js";
+import { createGeolocationGrants } from "./tools/emulate/geolocation.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
@@ -31,6 +32,7 @@ import { createAttachments } from "./panel/attachments.js";
 import { registerPanelOpeners } from "./panel/opener.js";
 import { wireToolbar } from "./person/toolbar.js";
 import { createRequestBlock } from "./person/request-block.js";
+import { createPreloading } from "./person/preloading.js";
 import { createGrants } from "./approval/grants.js";
 import { createAsks } from "./approval/asks.js";
 import { approve } from "./approval/gate.js";
@@ -48,6 +50,8 @@ const cdp = createCdp({
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
   tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
   setupTarget: async (send, tabId) => {
+    // Before the agent's first command in the tab: nothing it loads may be speculated.
+    await preloading.refresh();
     await sites.intercept(send, tabId);
     await networkLog.enable(send);
     await requests.debugged(tabId);
@@ -57,6 +61,7 @@ const networkLog = createNetworkLog({ cdp, tabs: chrome.tabs });
 /** @param {number} tabId */
 const ownerOfTab = (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null);
 const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.reapply() });
+const geolocationGrants = createGeolocationGrants({ location: chrome.contentSettings.location });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
 const sites = createSiteGuard({
@@ -111,10 +116,15 @@ const sessions = createSessionManager({
   admit: (tab, options) => sites.admit(tab, options),
   beforeStop: async (tabIds, sessionId) => {
     await networkRoutes.remove(sessionId, null);
+    await networkRoutes.unshape(sessionId);
+    await geolocationGrants.revoke(sessionId, null).catch(() => {});
     await borrowing.giveBackAll(sessionId);
     await dialogs.dismissAll(tabIds);
   },
 });
+
+// A rule left by a worker that died mid-session goes once no session is left to want it.
+void sessions.listSessionIds().then((ids) => (ids.length ? undefined : geolocationGrants.clearAll()), () => {});
 
 const overlay = createOverlay({ tabs: chrome.tabs, runtime: chrome.runtime, sessions });
 const notify = createNotify({ notifications: chrome.notifications, iconUrl: chrome.runtime.getURL("icons/icon-128.png") });
@@ -170,7 +180,7 @@ const approvals = {
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(effects.watch(METHODS)),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing, approvals },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },
@@ -193,6 +203,7 @@ const requests = createRequestBlock({
   onDetach: (fn) => cdp.onDetach(fn),
   self: chrome.runtime.id,
 });
+const preloading = createPreloading({ setting: chrome.privacy?.network?.networkPredictionEnabled, sessions });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 
@@ -215,6 +226,7 @@ const panel = createPanelBridge({
   admit: (tab) => sites.admit(tab, { frames: false }),
   attachments: createAttachments({ snapshots, cdp }),
   approvals: asks,
+  hidden: overlay.hiddenAsks,
 });
 registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
 
@@ -224,6 +236,7 @@ registerPopupBridge(
   connection,
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
+  overlay.hiddenAsks,
 );
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());

@@ -69,6 +69,7 @@ function describe(err) {
 /** @param {any} message */
 function onPush(message) {
   if (message.push === "status") return showLink(message.link);
+  if (message.push === "hidden") return view.hidden(message.approval_ids);
   if (message.push !== "event" || message.conversation_id !== shown.cid) return;
   const changed = applyEvent(shown.timeline, message.event);
   if (changed === null) return;
@@ -314,7 +315,7 @@ function historyRow(c) {
     host = "";
   }
   const when = new Date((c.updated_at ?? c.created_at) * 1000).toLocaleString();
-  meta.textContent = [host, c.agent, c.workspace ?? "browser only", when, `${c.turns} turns`].filter(Boolean).join(" · ");
+  meta.textContent = [host, c.agent, c.workspace ?? "browser only", when, `${c.turns} ${c.turns === 1 ? "turn" : "turns"}`].filter(Boolean).join(" · ");
   button.append(title, meta);
   button.addEventListener("click", () => void openConversation(c));
   li.append(button);
