@@ -74,7 +74,7 @@ const sites = createSiteGuard({
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
   // Created below, with the approvals it asks through.
-  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main, session) => effects.answer(tabId, paused, { main, site: null, session }) },
+  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main, session) => effects.answer(tabId, paused, { main, session }) },
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });

@@ -69,13 +69,13 @@ test("a panel session's action catches every request of its tab; a shell session
   let during = null;
   const table = w.effects.watch({
     "tool.select": async () => {
-      during = await w.effects.answer(4, { request: { method: "GET", url: "https://cdn.test/a.js" }, resourceType: "Script" }, { main: false, site: null });
+      during = await w.effects.answer(4, { request: { method: "GET", url: "https://cdn.test/a.js" }, resourceType: "Script" }, { main: false });
       return { ok: true };
     },
   });
   assert.deepEqual(await table["tool.select"]({ session_id: "default" }, w.ctx()), { ok: true });
   assert.deepEqual(w.retargeted, [], "no hold for a shell agent's session");
-  assert.equal(await w.effects.answer(4, post(), { main: false, site: null }), true, "no hold: nothing held");
+  assert.equal(await w.effects.answer(4, post(), { main: false }), true, "no hold: nothing held");
   assert.deepEqual(await table["tool.select"]({ session_id: "p-1", target: "@e3" }, w.ctx()), { ok: true });
   assert.equal(during, true, "a read passes at once");
   assert.deepEqual(w.retargeted, [[4, 1]], "the tab catches everything while held");
@@ -89,7 +89,7 @@ test("a POST the action causes waits for the person: yes lets it go, no fails it
   const w = world({ answer: () => new Promise((resolve, reject) => (decide = { resolve, reject })) });
   /** @type {Promise<boolean> | null} */
   let held = null;
-  const table = w.effects.watch({ "tool.check": async () => ((held = w.effects.answer(4, post(), { main: false, site: null })), { checked: true }) });
+  const table = w.effects.watch({ "tool.check": async () => ((held = w.effects.answer(4, post(), { main: false })), { checked: true }) });
   const call = table["tool.check"]({ session_id: "p-1", target: "@e9" }, w.ctx());
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(w.asked.length, 1);
@@ -105,7 +105,7 @@ test("a POST the action causes waits for the person: yes lets it go, no fails it
   await assert.rejects(call, (err) => err === no);
 
   const yes = world();
-  const allowed = yes.effects.watch({ "tool.click": async () => yes.effects.answer(4, post(), { main: false, site: null }) });
+  const allowed = yes.effects.watch({ "tool.click": async () => yes.effects.answer(4, post(), { main: false }) });
   assert.equal(await allowed["tool.click"]({ session_id: "p-1", target: "@e2" }, yes.ctx()), true);
 });
 
@@ -114,9 +114,9 @@ test("what the person allowed for the action passes; the same request in the nex
   const table = w.effects.watch({
     "tool.click": async () => {
       w.effects.cover(4, { rule: "form-submit", url: "https://shop.test/order", site: "shop.test" });
-      return [await w.effects.answer(4, post(), { main: false, site: null }), await w.effects.answer(4, post("https://shop.test/steal"), { main: false, site: null })];
+      return [await w.effects.answer(4, post(), { main: false }), await w.effects.answer(4, post("https://shop.test/steal"), { main: false })];
     },
-    "tool.reload": async () => w.effects.answer(4, { request: { method: "POST", url: "https://shop.test/order" }, resourceType: "Document" }, { main: true, site: null }),
+    "tool.reload": async () => w.effects.answer(4, { request: { method: "POST", url: "https://shop.test/order" }, resourceType: "Document" }, { main: true }),
   });
   assert.deepEqual(await table["tool.click"]({ session_id: "p-1" }, w.ctx()), [true, true]);
   assert.deepEqual(w.asked.map((a) => a.request.card.target), ["POST https://shop.test/steal (after click)"], "only the re-pointed one asked");
@@ -143,7 +143,7 @@ test("a tab that ended up off the turn's sites asks before the next action there
 
 test("Always on a held request's card stores its rule; the next one on the site passes without a card", async () => {
   const w = world({ answer: async () => ({ always: true }) });
-  const table = w.effects.watch({ "tool.select": async () => w.effects.answer(4, post(), { main: false, site: null }) });
+  const table = w.effects.watch({ "tool.select": async () => w.effects.answer(4, post(), { main: false }) });
   await table["tool.select"]({ session_id: "p-1" }, w.ctx());
   assert.deepEqual((await w.grants.all()).map((g) => [g.rule, g.start, g.target]), [["send", "shop.test", "shop.test"]]);
   assert.equal(await table["tool.select"]({ session_id: "p-1" }, w.ctx()), true);
@@ -157,7 +157,7 @@ test("a request the page was seen to send is waited for until the interception c
     "tool.click": async () => {
       w.effects.sent(4, null, { requestId: "r1", request: { method: "POST" } });
       w.effects.sent(4, null, { requestId: "r2", request: { method: "GET" } });
-      setTimeout(() => (caught = w.effects.answer(4, { ...post(), networkId: "r1" }, { main: false, site: null, session: null })), 20);
+      setTimeout(() => (caught = w.effects.answer(4, { ...post(), networkId: "r1" }, { main: false, session: null })), 20);
       return "clicked";
     },
   });
@@ -168,7 +168,7 @@ test("a request the page was seen to send is waited for until the interception c
   const t2 = rejecting.effects.watch({
     "tool.click": async () => {
       rejecting.effects.sent(4, null, { requestId: "r1", request: { method: "POST" } });
-      setTimeout(() => rejecting.effects.answer(4, { ...post(), networkId: "r1" }, { main: false, site: null }), 20);
+      setTimeout(() => rejecting.effects.answer(4, { ...post(), networkId: "r1" }, { main: false }), 20);
       return "clicked";
     },
   });

@@ -240,10 +240,10 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
      * A request the tab started (caught by the site guard, not blocked): true to let it go, false to
      * fail it. Waits for the person when it is an effect of a held action.
      * @param {number} tabId @param {{request?: {method?: string, url?: string}, resourceType?: string, networkId?: string}} paused
-     * @param {{main: boolean, site: string | null, session?: string | null}} where main: in the tab's top
-     *   frame; site: the page's; session: the CDP session of the frame's target (null: the tab's own)
+     * @param {{main: boolean, session?: string | null}} where main: in the tab's top frame; session: the
+     *   CDP session of the frame's target (null: the tab's own)
      */
-    async answer(tabId, paused, { main, site, session = null }) {
+    async answer(tabId, paused, { main, session = null }) {
       const hold = holds.get(tabId);
       if (!hold) return true;
       if (hold.run && paused.networkId) {
@@ -262,7 +262,7 @@ export function createEffects({ turnOf, tabOf, grants, asks, retarget, activityO
       // After the action's call is over nobody waits on it: the card has a signal of its own.
       const live = hold.run === run;
       const call = live ? run.call : { signal: new AbortController().signal, progress: () => {} };
-      const action = { action: "effect", method: effect.method, site, targetSite: effect.site, scope: hold.turn.scope };
+      const action = { action: "effect", method: effect.method, targetSite: effect.site, scope: hold.turn.scope };
       const target = `${effect.method} ${effect.url} (after ${run.activity})`;
       const judged = judge(hold, tabId, action, target, call).then(
         () => {
