@@ -8,7 +8,7 @@
 // here; the action is described anew, and only the very card the person allowed passes without asking
 // (a form re-pointed while the card was open asks again, with the new destination). What the action
 // then really sends is held and judged by effects.js.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 import { decide, grantable, grantedBy } from "./rules.js";
 import { siteOf } from "./scope.js";
 
@@ -62,7 +62,7 @@ export async function approve(ctx, sessionId, tabId, what) {
   const decision = decide({ ...what, element, site, targetSite, blocked, scope: turn.scope });
   if (decision.effect === "allow" || decision.rule === null) return false;
   if (decision.effect === "deny") {
-    throw new RpcError("blocked_site", `${what.target} goes to a site the person blocked`, "site_blocked", {
+    throw new RpcError("blocked_site", said`${fromPage(what.target)} goes to a site the person blocked`, "site_blocked", {
       hint: "The person blocked this site for agents: do not try another way in; tell them the task needs it.",
     });
   }
