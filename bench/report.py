@@ -365,6 +365,10 @@ def _medians(suite: str, title: str, records: list[Record], markdown: bool) -> s
     return render(title, ["case", "median", "p95", "vs baseline / note"], rows, markdown)
 
 
+def fences(records: list[Record], markdown: bool = False) -> str:
+    return _medians("fences", "Page-text fences: tokens per full snapshot", records, markdown)
+
+
 def panel(records: list[Record], markdown: bool = False) -> str:
     return _medians("panel", "Side panel: agent runs", records, markdown)
 
@@ -373,14 +377,20 @@ def approvals(records: list[Record], markdown: bool = False) -> str:
     return _medians("approvals", "Approvals", records, markdown)
 
 
+def cues(records: list[Record], markdown: bool = False) -> str:
+    return _medians("cues", "Action cues", records, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "approvals": approvals,
     "agents": agents,
     "latency": latency,
     "snapshots": snapshots,
+    "fences": fences,
     "memory": memory,
     "parallel": parallel,
     "peer": peer,
     "apps": apps,
     "panel": panel,
+    "cues": cues,
 }

@@ -6,6 +6,8 @@ import { createTransport } from "./link/transport.js";
 import { createConnection } from "./link/connection.js";
 import { createDispatcher } from "./link/dispatcher.js";
 import { METHODS } from "./tools/index.js";
+import { cueOf } from "./tools/cues.js";
+import { createCues } from "./page/cue.js";
 import { createCdp } from "./browser/cdp.js";
 import { createDialogs } from "./browser/dialogs.js";
 import { createSessionManager } from "./state/sessions.js";
@@ -36,6 +38,9 @@ import { createPreloading } from "./person/preloading.js";
 import { createGrants } from "./approval/grants.js";
 import { createAsks } from "./approval/asks.js";
 import { approve } from "./approval/gate.js";
+import { createEffects } from "./approval/effects.js";
+import { activityOf } from "./page/action.js";
+import { optionalTabId } from "./link/params.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -49,7 +54,7 @@ const cdp = createCdp({
   setupTarget: async (send, tabId) => {
     // Before the agent's first command in the tab: nothing it loads may be speculated.
     await preloading.refresh();
-    await sites.intercept(send);
+    await sites.intercept(send, tabId);
     await networkLog.enable(send);
     await requests.debugged(tabId);
   },
@@ -61,15 +66,18 @@ const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.re
 const geolocationGrants = createGeolocationGrants({ location: chrome.contentSettings.location });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
+const frameUrls = createFrameUrls({ cdp, frames });
 const sites = createSiteGuard({
   storage: chrome.storage.local,
   onChanged: chrome.storage.onChanged,
   cdp,
   // Where a tab is after a command: known without asking the browser while nothing changed it.
   tabs: { get: (tabId) => sessions.tab(tabId), remove: (tabId) => chrome.tabs.remove(tabId) },
-  frameUrls: createFrameUrls({ cdp, frames }),
+  frameUrls,
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
+  // Created below, with the approvals it asks through.
+  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main, session) => effects.answer(tabId, paused, { main, session }) },
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -151,9 +159,19 @@ const asks = createAsks({
   emit: (name, payload) => connection.emit(name, payload),
 });
 chrome.tabs.onRemoved.addListener((tabId) => asks.tabClosed(tabId));
+const effects = createEffects({
+  turnOf: (sessionId) => approvals.turnOf(sessionId),
+  tabOf: (sessionId, params) => sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true, sites: "none" }),
+  grants,
+  asks,
+  retarget: (tabId) => sites.reapply(tabId),
+  activityOf,
+});
+cdp.onEvent(null, (method, params, tabId, session) => method === "Network.requestWillBeSent" && effects.sent(tabId, session, params), { children: true });
 const approvals = {
   grants,
   asks,
+  effects,
   /** A panel session's conversation and its turn's sites; null for every other session. @param {string} sessionId */
   async turnOf(sessionId) {
     const session = await sessions.get(sessionId).catch(() => null);
@@ -163,9 +181,22 @@ const approvals = {
   },
 };
 
+const cues = createCues({
+  frames,
+  storage: chrome.storage.local,
+  onChanged: chrome.storage.onChanged,
+  kindOf: cueOf,
+  // Where the tab is known to be (its frames too) without asking the page.
+  blocked: async (tabId) => {
+    const tab = await Promise.resolve(sessions.tab(tabId)).catch(() => null);
+    for (const url of [tab?.url, tab?.pendingUrl, ...frameUrls.knownOf(tabId)]) if (url && (await sites.isBlocked(url))) return true;
+    return false;
+  },
+});
+
 const dispatcher = createDispatcher({
-  handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals },
+  handlers: sites.gate(effects.watch(METHODS)),
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals, cues, observers: [cues] },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },
@@ -211,6 +242,7 @@ const panel = createPanelBridge({
   admit: (tab) => sites.admit(tab, { frames: false }),
   attachments: createAttachments({ snapshots, cdp }),
   approvals: asks,
+  hidden: overlay.hiddenAsks,
 });
 registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
 
@@ -220,6 +252,7 @@ registerPopupBridge(
   connection,
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
+  overlay.hiddenAsks,
 );
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());

@@ -7,7 +7,7 @@
 // person/overlay.js) and as a system notification. The first answer wins, from whichever surface, and
 // only a person's: a trusted click in our own pages or a notification button. No answer in time, Stop,
 // the tab closing: no. Nothing here ever says yes by default.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 
 /**
  * @typedef {{rule: string, title: string, rules: string[], target: string, site: string | null,
@@ -17,7 +17,8 @@ import { RpcError } from "../link/protocol.js";
  *   deadline: number, elsewhere: AbortController | null, settle: (outcome: string, via: string, always?: boolean) => void}} Pending
  * @typedef {{
  *   askApproval(tabId: number, request: {requestId: string, sessionId: string, view: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal}): Promise<string>,
- * }} PageSurface
+ *   answeredVia?(requestId: string): string,
+ * }} PageSurface  answeredVia: where the person answered the page's card ("page", or "popup" for one the page hid)
  * @typedef {{ask(question: {id: string, title: string, message: string, buttons: string[], contextMessage?: string},
  *   options: {timeoutMs: number, signal?: AbortSignal, onClick?: () => void}): Promise<number | "timeout" | "closed">}} NotifySurface
  */
@@ -54,7 +55,7 @@ export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, sho
     const view = { ...card, session_id: entry.sessionId, deadline: entry.deadline };
     void tabInView(entry.sessionId)
       .then((tabId) => page.askApproval(tabId ?? entry.tabId, { requestId: entry.id, sessionId: entry.sessionId, view, timeoutMs: left, signal: elsewhere.signal }))
-      .then((answer) => (answer === "allow" || answer === "deny") && entry.settle(answer, "page"))
+      .then((answer) => (answer === "allow" || answer === "deny") && entry.settle(answer, page.answeredVia?.(entry.id) ?? "page"))
       .catch(() => {});
     void notify
       .ask(
@@ -107,10 +108,10 @@ export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, sho
             if (outcome === "allow") return resolve({ always });
             if (outcome === "stopped") return reject(signal.reason);
             if (outcome === "deny") {
-              return reject(new RpcError("permission_denied", `the person declined (user_declined): ${card.title.toLowerCase()} (${card.target})`, "user_declined", { hint: DECLINED_HINT, rule: card.rule }));
+              return reject(new RpcError("permission_denied", said`the person declined (user_declined): ${card.title.toLowerCase()} (${fromPage(card.target)})`, "user_declined", { hint: DECLINED_HINT, rule: card.rule }));
             }
             const why = outcome === "tab_closed" ? "the tab closed before anyone answered" : `nobody answered within ${Math.round(waitMs / 1000)} s`;
-            reject(new RpcError("permission_denied", `not allowed (approval_timeout): ${why} (${card.title.toLowerCase()}: ${card.target})`, "approval_timeout", {
+            reject(new RpcError("permission_denied", said`not allowed (approval_timeout): ${why} (${card.title.toLowerCase()}: ${fromPage(card.target)})`, "approval_timeout", {
               hint: "no answer is a no; ask the person in your reply instead of trying again",
               rule: card.rule,
             }));

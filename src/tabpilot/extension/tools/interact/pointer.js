@@ -1,8 +1,8 @@
 // @ts-check
 // tool.click / tool.hover / tool.drag: the mouse, through the actionability routine and trusted input.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, said } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, release, PREPARE } from "../../page/actionability.js";
+import { actionable, release, saidName, PREPARE } from "../../page/actionability.js";
 import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -58,9 +58,9 @@ export async function click(params, ctx) {
   const { signal } = ctx;
   const look = () => actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   let target = await look();
-  const what = { action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, target) };
-  if (await approve(ctx, action.sessionId, action.tabId, what)) {
-    // The person took their time: the page may have moved meanwhile.
+  const what = () => ({ action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, target) });
+  while (await approve(ctx, action.sessionId, action.tabId, what())) {
+    // The person took their time: the page may have moved, or changed what the click does, meanwhile.
     release(ctx, target);
     action.deadline = Date.now() + action.timeoutMs;
     target = await look();
@@ -112,7 +112,7 @@ export async function drag(params, ctx) {
       { awaitPromise: true },
     );
     if (placed.state !== "ok") {
-      throw new RpcError("invalid_params", `${targetInfo(dest).name} and ${targetInfo(source).name} do not fit in the viewport together`, "element_not_visible", {
+      throw new RpcError("invalid_params", said`${saidName(dest)} and ${saidName(source)} do not fit in the viewport together`, "element_not_visible", {
         hint: "Scroll so both are visible, or drag in two steps through a place in between.",
       });
     }
