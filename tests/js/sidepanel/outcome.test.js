@@ -18,3 +18,9 @@ test("an answered dialog reads as what was done, and no result shows its tab id"
   assert.equal(outcomeLine("dialog", "tabpilot", JSON.stringify({ tab_id: 3, answered: { type: "confirm", message: "Leave?", handled: "dismissed" } })), 'dismissed the confirm dialog "Leave?"');
   assert.equal(outcomeLine("wait", "tabpilot", JSON.stringify({ tab_id: 3, waited_ms: 5 })), '{"waited_ms":5}');
 });
+
+test("a clipped find or text result shows what was read, never its tab id", () => {
+  assert.equal(outcomeLine("find", "tabpilot", '{"tab_id":2015,"text":"1 match for \\"plan\\": # heading [textbox…'), '1 match for "plan": # heading [textbox…');
+  assert.equal(outcomeLine("text", "tabpilot", '{"tab_id":2015,"url":"http://x/","title":"QZX title","text":"long…'), 'read "QZX title"');
+  assert.equal(outcomeLine("wait", "tabpilot", '{"tab_id":2015,"waited":"long…'), '{"waited":"long…');
+});

@@ -68,9 +68,12 @@ export function outcomeLine(name, source, summary) {
     // Clipped: what it acted on, if that much survived.
     const label = /"label":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
     const title = /"title":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+    // What it read, as far as the clip kept it (a string cut short has no closing quote).
+    const read = /"text":"((?:[^"\\]|\\.)*)/.exec(text)?.[1];
     if (label && PAST[name]) return `${PAST[name]} ${unescapeJson(label)}`;
-    if (title !== undefined && name === "snapshot") return `read "${unescapeJson(title)}"`;
-    return firstLine(unescapeJson(text));
+    if (title !== undefined && (name === "snapshot" || name === "text")) return `read "${unescapeJson(title)}"`;
+    if (read !== undefined) return firstLine(unescapeJson(read));
+    return firstLine(unescapeJson(text.replace(/"tab_id":\d+,?/g, "")));
   }
   if (PAST[name]) return `${PAST[name]} ${targetText(result.target)}${consequences(result)}`;
   if (name === "snapshot" || name === "text" || name === "find") {
