@@ -1,0 +1,42 @@
+"""What the agent is told is what happened, end to end: a click is reported only where its press
+really landed, and what a person sees on a page reaches the agent, each checked against what the page
+or its server recorded."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harness import PageServer, Tabpilot
+
+
+def page_value(tp: Tabpilot, expression: str) -> Any:
+    return json.loads(tp.run("eval", expression).out)
+
+
+def ref_of(snapshot: str, bracket_start: str) -> str:
+    match = re.search(re.escape(bracket_start) + r"[^\]]*? (@e\d+)", snapshot)
+    assert match, f"no {bracket_start} in:\n{snapshot}"
+    return match.group(1)
+
+
+def test_a_click_whose_target_moves_under_the_pointer_lands_on_it(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("truth/shifting-tree.html"))
+    projects = ref_of(tp.run("snapshot").out, '[treeitem "Projects"')
+    # The open menu pushes the tree down; the pointer leaving it for the tree closes it again.
+    tp.run("hover", "#menu")
+    assert page_value(tp, "document.getElementById('menu').className") == "open"
+    line = tp.run("click", projects).out.strip()
+    assert line.startswith('clicked treeitem "Projects"'), line
+    assert page_value(tp, "__clicks") == ["projects"]
+
+
+def test_a_press_that_keeps_landing_elsewhere_is_no_click(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("truth/shifting-tree.html"))
+    result = tp.run("click", "#dodge", "--timeout", "1.5s", "--json", check=False)
+    assert result.code != 0, result.out
+    error = json.loads(result.out)["error"]
+    assert error["reason"] == "element_not_ready" and "press would land on" in error["message"], error
+    # The missed presses never reached the page: nothing there was clicked.
+    assert page_value(tp, "__clicks") == []
