@@ -40,3 +40,21 @@ def test_a_press_that_keeps_landing_elsewhere_is_no_click(tp: Tabpilot, pages: P
     assert error["reason"] == "element_not_ready" and "press would land on" in error["message"], error
     # The missed presses never reached the page: nothing there was clicked.
     assert page_value(tp, "__clicks") == []
+
+
+def test_a_control_has_one_name_in_the_snapshot_its_outcomes_and_its_errors(
+    tp: Tabpilot, pages: PageServer
+) -> None:
+    tp.run("open", pages.url("truth/names.html"))
+    snapshot = tp.run("snapshot").out
+    status = ref_of(snapshot, '[combobox "Status"')
+    # The card's logo says what its text says: its name does not say it twice.
+    python = ref_of(snapshot, '[clickable "Python 3"')
+    assert "Python 3 Python 3" not in snapshot, snapshot
+    selected = tp.run("select", status, "Shipped").out
+    assert 'combobox "Status"' in selected and "Open orders" not in selected, selected
+    refused = tp.run("fill", status, "x", "--json", check=False)
+    assert 'combobox "Status"' in json.loads(refused.out)["error"]["message"], refused.out
+    clicked = tp.run("click", python).out
+    assert '"Python 3"' in clicked and "Python 3 Python 3" not in clicked, clicked
+    assert page_value(tp, "__log") == ["status=Shipped", "python"]

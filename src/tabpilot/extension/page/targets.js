@@ -5,6 +5,7 @@
 import { RpcError } from "../link/protocol.js";
 import { AGENT } from "../browser/frames.js";
 import { refNumber } from "./refs.js";
+import { explicitName, labelText } from "../snapshot/names.js";
 
 /**
  * @typedef {{kind: "ref", ref: string} | {kind: "css", selector: string} | {kind: "text", text: string, exact: boolean}} Target
@@ -430,17 +431,10 @@ function describeInPage() {
   const field = /^(textbox|searchbox|password|combobox|listbox|slider|spinbutton|date|datetime|time|month|week|color|file)$/.test(role);
   // Rendered text: blocks inside are words apart ("Alpha Beta", not "AlphaBeta").
   const text = (/** @type {any} */ n) => (n ? (typeof n.innerText === "string" ? n.innerText : n.textContent) : "");
-  let name = "";
-  const ids = el.getAttribute("aria-labelledby");
-  if (ids) {
-    const root = /** @type {any} */ (el.getRootNode());
-    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? text(root.getElementById(id)) : "") || "").join(" "));
-  }
-  if (!name) name = clean(el.getAttribute("aria-label"));
-  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, text).join(" "));
-  if (!name && tag === "input" && /^(button|submit|reset)$/.test(any.type)) name = clean(any.value);
-  if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
+  // The snapshot's names (snapshot/names.js), then the content, the title, a field's placeholder.
+  let name = explicitName(el);
   if (!name && !field) name = clean(text(el));
+  if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
   if (!name && field) name = clean(el.getAttribute("placeholder"));
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
@@ -448,4 +442,4 @@ function describeInPage() {
   return { label: name ? `${role} ${JSON.stringify(name)}` : role, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
 }
 
-export const DESCRIBE = describeInPage.toString();
+export const DESCRIBE = `function () { const labelText = ${labelText}; const explicitName = ${explicitName}; return (${describeInPage}).call(this); }`;

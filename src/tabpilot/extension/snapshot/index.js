@@ -57,6 +57,7 @@ import {
   renderSnapshot,
 } from "./render.js";
 import { installAgent } from "./agent.js";
+import { explicitName, labelText } from "./names.js";
 
 export { estimateTokens, truncationNotice, renderSnapshot, layoutSnapshot, finishSnapshot, findInLayout };
 
@@ -77,7 +78,7 @@ function hash(s) {
 /** The expression that installs (once per document) and evaluates to the in-page agent. */
 export function pageAgentSource() {
   if (source === null) {
-    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, walkDocument]
+    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, labelText, explicitName, walkDocument]
       .map((f) => `const ${f.name} = ${f.toString()};`)
       .join("\n");
     const install = installAgent.toString();

@@ -3,8 +3,10 @@
 // open ones, and the closed ones the extension handed in; same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
 // actionable elements.
 //
-// Runs inside the page (sent as source text by agent-source.js): it may use only its parameters,
-// its own locals and browser globals. No imports, no module-level constants.
+// Runs inside the page (sent as source text by index.js): it may use only its parameters, its own
+// locals, browser globals and the naming routine of names.js by its names, which the composed source
+// defines (the import serves type checking and the node tests). No module-level constants.
+import { explicitName, labelText } from "./names.js";
 
 /**
  * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number,
@@ -165,35 +167,6 @@ export function walkDocument(root, opts, store) {
     const t = /** @type {any} */ (el).innerText;
     return typeof t === "string" ? t : el.textContent || "";
   }
-  /**
-   * Text of a label without the text of the controls inside it; an image in it gives its alt text
-   * (`<label for=q><img alt="Search"></label>` names the field "Search").
-   * @param {Node} n @returns {string}
-   */
-  function labelText(n) {
-    let s = "";
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) s += /** @type {Text} */ (c).data;
-      else if (c.nodeType === 1) {
-        const e = /** @type {Element} */ (c);
-        const tag = e.localName;
-        if (tag === "input" || tag === "select" || tag === "textarea" || tag === "button" || tag === "script" || tag === "style") continue;
-        if (e.getAttribute("aria-hidden") === "true") continue;
-        if (tag === "img") s += " " + (e.getAttribute("aria-label") || e.getAttribute("alt") || "") + " ";
-        else if (tag === "svg") s += " " + (e.getAttribute("aria-label") || e.querySelector(":scope > title")?.textContent || "") + " ";
-        else s += labelText(c);
-      }
-    }
-    return s;
-  }
-  /** @param {any} el */
-  function labelsName(el) {
-    const labels = el.labels;
-    if (!labels || !labels.length) return "";
-    let s = "";
-    for (let j = 0; j < labels.length; j++) s += " " + labelText(labels[j]);
-    return clean(s);
-  }
   /** Is this element rendered (used for the control of a label)? @param {Element} el */
   function rendered(el) {
     const any = /** @type {any} */ (el);
@@ -239,7 +212,7 @@ export function walkDocument(root, opts, store) {
       }
     }
     if (!c) return "";
-    return labelledBy(c) || clean(c.getAttribute("aria-label") || "") || labelsName(c) || clean(c.getAttribute("title") || "");
+    return explicitName(c) || clean(c.getAttribute("title") || "");
   }
   /**
    * Does the element's aria-labelledby point only inside itself? A combobox that does (select2) is
@@ -364,18 +337,15 @@ export function walkDocument(root, opts, store) {
     /** @type {any} */
     const n = { t: "c", r: role, ref: refOf(el) };
     const native = tag === "input" || tag === "select" || tag === "textarea";
-    let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? "" : labelledBy(el);
-    name = name || clean(el.getAttribute("aria-label") || "");
+    let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? clean(el.getAttribute("aria-label") || "") : explicitName(el);
     if (!name && !native && STAND_IN[role] === 1) name = standInName(el);
     let nameIsPlaceholder = false;
     if (tag === "input" || tag === "select" || tag === "textarea") {
       const type = el.type;
-      if (tag === "input" && (type === "button" || type === "submit" || type === "reset")) {
-        if (!name) name = el.value || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
-      } else if (tag === "input" && type === "image") {
-        if (!name) name = el.alt || el.value || "Submit";
+      if (tag === "input" && (type === "button" || type === "submit" || type === "reset" || type === "image")) {
+        // named by explicitName
       } else {
-        if (!name) name = labelsName(el) || clean(el.title || "");
+        if (!name) name = clean(el.title || "");
         if (!name && el.placeholder) {
           name = clean(el.placeholder);
           nameIsPlaceholder = true;
@@ -422,7 +392,7 @@ export function walkDocument(root, opts, store) {
       const v = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
       if (v != null) n.v = v;
     } else if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) {
-      name = labelsName(el) || clean(el.getAttribute("title") || "");
+      name = clean(el.getAttribute("title") || "");
       const ph = el.getAttribute("aria-placeholder") || el.getAttribute("placeholder");
       if (ph && !clean(el.textContent || "")) n.ph = clean(ph);
     } else if (tag === "a" && el.href) {
@@ -503,15 +473,31 @@ export function walkDocument(root, opts, store) {
     }
     return s;
   }
-  /** An image whose alt text is all the text beside it (a caption, a name by an avatar) says it twice: drop it. @param {any[]} c */
-  function dropEchoedImages(c) {
+  /**
+   * An image whose alt text is all the text beside it (a caption, a name by an avatar) says it twice:
+   * drop it. In a control (`inName`) the content is its name: an icon whose alt text is among the words
+   * beside it goes too (a card "Python 3" with the Python 3 logo is not "Python 3 Python 3").
+   * @param {any[]} c @param {boolean} [inName]
+   */
+  function dropEchoedImages(c, inName = false) {
+    /** @type {string | null} */
     let text = null;
-    for (let j = c.length - 1; j >= 0; j--) {
-      const x = c[j];
-      if (typeof x === "string" || x.t !== "img") continue;
-      if (text === null) text = clean(irText(c)).toLowerCase();
-      if (text === x.n.toLowerCase()) c.splice(j, 1);
-    }
+    /** @param {any[]} part */
+    const drop = (part) => {
+      for (let j = part.length - 1; j >= 0; j--) {
+        const x = part[j];
+        if (typeof x === "string") continue;
+        if (x.t !== "img") {
+          // the icon may sit in a box of its own inside the control
+          if (inName && x.c && x.t !== "c") drop(x.c);
+          continue;
+        }
+        const alt = x.n.toLowerCase();
+        text ??= clean(irText(c)).toLowerCase();
+        if (text === alt || (inName && (" " + text + " ").includes(" " + alt + " "))) part.splice(j, 1);
+      }
+    };
+    drop(c);
   }
   /** Pushes a generic block, unless empty; a block that only wraps another block is replaced by it. @param {any[]} out @param {any} n */
   function pushBlock(out, n) {
@@ -558,14 +544,19 @@ export function walkDocument(root, opts, store) {
     let n = 0;
     const parent = /** @type {any} */ (el).shadowRoot || el;
     if (more(parent, 400)) return false;
+    // Boxes holding only a picture are items of a bar of icons; beside a box of text they are the
+    // picture of one item (a card's logo above its title).
+    let pictures = 0;
     for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
       const d = view.getComputedStyle(c).display;
       if (d === "none" || d === "inline" || d === "contents") continue;
-      if (!(c.textContent || "").trim() && !c.querySelector("img,svg,input,button,select,textarea")) continue;
+      const texts = !!(c.textContent || "").trim();
+      if (!texts && !c.querySelector("img,svg,input,button,select,textarea")) continue;
       if (plain && (c.matches(PROSE) || c.querySelector(PROSE))) return false;
-      if (++n >= 2) return true;
+      if (!texts && !c.querySelector("input,button,select,textarea")) pictures++;
+      else if (++n >= 2) return true;
     }
-    return false;
+    return n === 0 && pictures >= 2;
   }
 
   /** @param {Element} el @param {any[]} out */
@@ -680,7 +671,7 @@ export function walkDocument(root, opts, store) {
         const v = tag === "progress" || tag === "meter"
           ? String(any.value) + (any.max && any.max !== 1 ? "/" + any.max : "")
           : el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
-        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (tag !== "div" ? labelsName(el) : "");
+        const name = explicitName(el);
         /** @type {any} */
         const n = { t: "i", r: role };
         if (name) n.n = name;
@@ -746,6 +737,7 @@ export function walkDocument(root, opts, store) {
           return;
         }
         const n = actionable(el, tag, "clickable");
+        dropEchoedImages(c, true);
         n.c = c;
         if (act0) act0.k = 1;
         if (inline || display.startsWith("inline")) out.push(n);
@@ -762,7 +754,7 @@ export function walkDocument(root, opts, store) {
           skipText = false;
           const c = /** @type {any[]} */ ([]);
           walkKids(el, c);
-          dropEchoedImages(c);
+          dropEchoedImages(c, true);
           if (c.length) n.c = c;
         }
         if (!n.c && n.n == null) {
