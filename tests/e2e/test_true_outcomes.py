@@ -58,3 +58,13 @@ def test_a_control_has_one_name_in_the_snapshot_its_outcomes_and_its_errors(
     clicked = tp.run("click", python).out
     assert '"Python 3"' in clicked and "Python 3 Python 3" not in clicked, clicked
     assert page_value(tp, "__log") == ["status=Shipped", "python"]
+
+
+def test_closed_shadow_roots_on_plain_elements_are_read_and_acted_on(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("truth/closed-hosts.html"))
+    snapshot = tp.run("snapshot").out
+    assert "Light text nobody sees" not in snapshot, snapshot
+    for label in ("Div button", "Section button", "Span button"):
+        tp.run("click", ref_of(snapshot, f'[button "{label}"'))
+    assert page_value(tp, "__clicks") == ["Div button", "Section button", "Span button"]
+    assert tp.run("find", "Span button").out.count("@e") >= 1

@@ -325,7 +325,7 @@ export function installAgent(version) {
       else if (n.nodeType === 1) store.listened.add(/** @type {Element} */ (n));
     }
   }
-  /** The custom elements the last walk met without an open shadow root (the extension asks CDP for a closed one). */
+  /** The likely hosts of a closed shadow root the last walk met (the extension asks CDP for one). */
   function takeHosts() {
     const hosts = store.pending;
     store.pending = [];

@@ -14,7 +14,8 @@ import { explicitName, labelText } from "./names.js";
  *   probed?: WeakSet<Element>}} RefStore
  * listened: elements with their own click-type listeners, docListened: the document has some (both
  * told by the extension through CDP); roots: closed shadow roots the extension reached through CDP;
- * probed: custom elements already asked for a closed root.
+ * probed: elements already asked for a closed root (custom elements, and built-in hosts that show
+ * what none of their children shows).
  * @typedef {{viewportOnly?: boolean}} WalkOptions
  * @typedef {{l: number, t: number, r: number, b: number, d: number, up: Clip | null}} Clip
  * A box that clips what it contains, intersected with the clips around it; d: how many are nested.
@@ -33,7 +34,7 @@ export function walkDocument(root, opts, store) {
   const els = [];
   /** @type {{ref: string, name: string, src: string}[]} */
   const frames = [];
-  // Custom elements without an open shadow root: the extension looks for a closed one.
+  // Likely hosts of a closed shadow root (see showsNoChild): the extension looks for one.
   /** @type {Element[]} */
   const hosts = [];
   const listened = store.listened;
@@ -76,6 +77,12 @@ export function walkDocument(root, opts, store) {
   // Input types whose value is typed text (readonly and placeholder apply).
   /** @type {Record<string, number>} */
   const TEXT_INPUT = { text: 1, search: 1, email: 1, tel: 1, url: 1, password: 1, number: 1 };
+  // Built-in elements that may hold a shadow root (attachShadow), besides custom elements.
+  /** @type {Record<string, number>} */
+  const SHADOW_HOST = {
+    article: 1, aside: 1, blockquote: 1, body: 1, div: 1, footer: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1,
+    header: 1, main: 1, nav: 1, p: 1, section: 1, span: 1,
+  };
   // IR node types that are blocks (whitespace around them does not matter).
   /** @type {Record<string, number>} */
   const BLOCK = { b: 1, h: 1, ul: 1, ol: 1, li: 1, tbl: 1, tr: 1, td: 1, pre: 1, lm: 1, dlg: 1, grp: 1, frame: 1, hr: 1 };
@@ -419,10 +426,11 @@ export function walkDocument(root, opts, store) {
   /** Children in the flat tree. @param {Element} el @param {any[]} out */
   function walkKids(el, out) {
     let sr = /** @type {any} */ (el).shadowRoot;
-    if (!sr && el.localName.includes("-")) {
+    const custom = el.localName.includes("-");
+    if (!sr && (custom || SHADOW_HOST[el.localName] === 1)) {
       sr = roots && roots.get(el);
       if (sr) Object.defineProperty(el, "shadowRoot", { value: sr, configurable: true });
-      else if (probed && !probed.has(el)) {
+      else if (probed && !probed.has(el) && (custom || showsNoChild(el))) {
         probed.add(el);
         hosts.push(el);
       }
@@ -439,6 +447,18 @@ export function walkDocument(root, opts, store) {
       }
     }
     for (let c = el.firstChild; c; c = c.nextSibling) walkNode(c, out);
+  }
+  /**
+   * Does a built-in element that may host a shadow root show something none of its own children
+   * shows? A closed root is then the likely painter: it has a box while its light children, if any,
+   * have none (they are not slotted). Only such elements are asked for one, each once.
+   * @param {Element} el
+   */
+  function showsNoChild(el) {
+    const first = el.firstElementChild;
+    if (first ? first.getClientRects().length > 0 || view.getComputedStyle(first).display === "none" : (el.textContent || "").trim() !== "") return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
   }
   /** @param {Node} node @param {any[]} out */
   function walkNode(node, out) {
