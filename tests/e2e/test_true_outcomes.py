@@ -68,3 +68,19 @@ def test_closed_shadow_roots_on_plain_elements_are_read_and_acted_on(tp: Tabpilo
         tp.run("click", ref_of(snapshot, f'[button "{label}"'))
     assert page_value(tp, "__clicks") == ["Div button", "Section button", "Span button"]
     assert tp.run("find", "Span button").out.count("@e") >= 1
+
+
+def test_every_frame_that_could_not_load_is_marked_blocked(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", "about:blank")
+    # An aborted navigation leaves the frame on its empty about:blank, with no error page.
+    tp.run("network", "route", "partner-ad", "--abort")
+    try:
+        tp.run("open", pages.url("truth/frames-down.html"))
+        snapshot = tp.run("snapshot").out
+    finally:
+        tp.run("network", "unroute")
+    for title in ("Refused", "Forbidden by policy", "No framing", "Aborted"):
+        assert re.search(rf'\[iframe "{title}" @e\d+ blocked\]', snapshot), snapshot
+    assert '--- iframe "Aborted"' not in snapshot, snapshot
+    # a frame that loads is read as before, even an error page the server sent
+    assert "Inline partner" in snapshot and "Error code: 404" in snapshot, snapshot

@@ -16,8 +16,9 @@
 //                                         search, form, region
 //   {t:"dlg", r, n?, s?, i, c}            dialog / alertdialog (s: "modal")
 //   {t:"grp", n?, i, c}                   fieldset / radiogroup / group: its name is context in -i mode
-//   {t:"frame", ref, n?, x?, c?}          iframe: inline content (same-origin) or x:1, a placeholder the
-//                                         extension replaces with the frame's own snapshot
+//   {t:"frame", ref, n?, x?, bl?, c?}     iframe: inline content (same-origin) or x:1, a placeholder the
+//                                         extension replaces with the frame's own snapshot; bl:1 a frame whose page
+//                                         never came (its navigation was aborted): no placeholder to fill
 //   {t:"c", r, ref, n?, s?, v?, ph?, o?, od?, u?, k?, c?}
 //                                         actionable element: role, ref number, explicit name (absent:
 //                                         name from content), states, value, placeholder, options,
@@ -202,7 +203,7 @@ export function layoutSnapshot(ir, opts) {
       case "hr":
         return " ";
       case "frame":
-        return mode === 0 ? "" : " " + frameHead(x, x.x ? "[iframe" : "iframe", x.x ? "]" : "") + " " + flatKids(x, mode) + " ";
+        return mode === 0 ? "" : " " + frameHead(x, x.x ? "[iframe" : "iframe", x.x ? (x.bl ? " blocked]" : "]") : "") + " " + flatKids(x, mode) + " ";
       default:
         return " " + flatKids(x, mode) + " ";
     }
@@ -333,7 +334,7 @@ export function layoutSnapshot(ir, opts) {
         });
         break;
       case "frame":
-        if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
+        if (x.x) mark(frameHead(x, "[iframe", x.bl ? " blocked]" : "]"), -1, 11);
         else {
           inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
             kids(x);
@@ -542,7 +543,7 @@ export function layoutSnapshot(ir, opts) {
         break;
       case "frame":
         rowFlush();
-        if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
+        if (x.x) mark(frameHead(x, "[iframe", x.bl ? " blocked]" : "]"), -1, 11);
         else {
           inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
             ikids(x);

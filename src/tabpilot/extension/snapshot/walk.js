@@ -973,6 +973,18 @@ export function walkDocument(root, opts, store) {
     }
   }
 
+  /**
+   * A frame whose page never came: it still shows its initial empty about:blank though it names
+   * another address, and the page around it has finished loading (which waits for its frames). Its
+   * navigation was aborted (a blocked site, a route that aborts it): the browser shows no error page.
+   * @param {HTMLIFrameElement} el @param {Document} doc
+   */
+  function neverLoaded(el, doc) {
+    const src = el.getAttribute("src");
+    if (!src || el.hasAttribute("srcdoc") || /^\s*(about|javascript):/i.test(src)) return false;
+    if (doc.URL !== "about:blank" || el.ownerDocument.readyState !== "complete") return false;
+    return !(doc.body && doc.body.firstChild);
+  }
   /** @param {HTMLIFrameElement} el @param {any[]} out */
   function walkFrame(el, out) {
     if (!vis) return;
@@ -990,7 +1002,10 @@ export function walkDocument(root, opts, store) {
     const n = { t: "frame", ref: refOf(el) };
     if (name) n.n = name;
     if (actNode) actNode.k = 1;
-    if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
+    if (doc && neverLoaded(el, doc)) {
+      n.x = 1;
+      n.bl = 1;
+    } else if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
       n.c = [];
       clip = null;
       absCb = fixedCb = 0;
