@@ -84,3 +84,13 @@ def test_every_frame_that_could_not_load_is_marked_blocked(tp: Tabpilot, pages: 
     assert '--- iframe "Aborted"' not in snapshot, snapshot
     # a frame that loads is read as before, even an error page the server sent
     assert "Inline partner" in snapshot and "Error code: 404" in snapshot, snapshot
+
+
+def test_a_wrapper_around_one_control_is_that_control_once(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("truth/wrapped-controls.html"))
+    snapshot = tp.run("snapshot").out
+    assert "[clickable" not in snapshot, snapshot
+    assert snapshot.count("Save") == 1 and snapshot.count("Publish") == 1, snapshot
+    tp.run("click", ref_of(snapshot, '[button "Save"'))
+    tp.run("click", ref_of(snapshot, "[Help"))
+    assert page_value(tp, "__log") == ["save", "help"]

@@ -539,6 +539,21 @@ export function walkDocument(root, opts, store) {
     }
     return false;
   }
+  /**
+   * The one control a clickable only wraps: its content is that control and nothing else, and the
+   * clickable has no name of its own that differs. @param {any} n @param {any[]} c
+   */
+  function wrapped(n, c) {
+    let inner = null;
+    for (const x of c) {
+      if (typeof x === "string") {
+        if (x.trim()) return null;
+      } else if (x.t === "c" && !inner) inner = x;
+      else return null;
+    }
+    if (!inner || (n.n != null && n.n !== inner.n)) return null;
+    return inner;
+  }
   /** @param {Element} el */
   function index(el) {
     return els.push(el) - 1;
@@ -776,6 +791,14 @@ export function walkDocument(root, opts, store) {
           walkKids(el, c);
           dropEchoedImages(c, true);
           if (c.length) n.c = c;
+          const inner = role === "clickable" ? wrapped(n, c) : null;
+          if (inner) {
+            // A wrapper (a design system's host listening for clicks) around one control: one control.
+            refsShown--;
+            if (inline || display.startsWith("inline")) out.push(inner);
+            else put(out, { t: "b", i: index(el), c: [inner] });
+            return;
+          }
         }
         if (!n.c && n.n == null) {
           const title = clean(el.getAttribute("title") || "");
