@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from harness import PageServer, Tabpilot
@@ -94,3 +95,21 @@ def test_a_wrapper_around_one_control_is_that_control_once(tp: Tabpilot, pages: 
     tp.run("click", ref_of(snapshot, '[button "Save"'))
     tp.run("click", ref_of(snapshot, "[Help"))
     assert page_value(tp, "__log") == ["save", "help"]
+
+
+def test_every_download_is_reported_and_listed_as_one(tp: Tabpilot, pages: PageServer) -> None:
+    folder = Path(tp.home, "downloads", "default")
+    tp.run("open", pages.url("truth/downloads.html"))
+    for i in range(12):
+        line = tp.run("click", "#notes").out.strip()
+        assert "→ downloaded notes" in line, (i, line)
+    assert len(list(folder.glob("notes*.txt"))) == 12
+    late = tp.run("click", "#late", "--json").json
+    assert late["download"]["name"] == "late.html" and (folder / "late.html").exists(), late
+    # A page that takes the click for itself downloads nothing, and says so soon.
+    handled = tp.run("click", "#handled", "--json")
+    assert "download" not in handled.json and handled.seconds < 3, handled.out
+    tp.run("click", "#attachment")
+    listed = tp.run("network", "requests").out
+    invoice = next(line for line in listed.splitlines() if "invoice.txt" in line)
+    assert "failed" not in invoice and " download " in invoice, listed

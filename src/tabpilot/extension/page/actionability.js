@@ -53,7 +53,7 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
  *   label: a <label> target stands for its control (fill, select, focus a field by its label)
  *   handle false: the caller needs no object id (the point, or callOnTarget): a ref of the top document
  *   is then found, described and prepared in one round trip, and the result holds none (objectId null)
- *   intercept: the click that follows is checked where its press lands (pressMissed)
+ *   intercept: the click that follows is checked where its press lands (pressed)
  */
 
 // ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
@@ -306,7 +306,8 @@ async function prepareInPage(opts) {
    * The hit test above ran before the pointer moved: a page that changes on the move (a hover menu
    * closing pushes the content back up) sends the press to something else. So the press is checked
    * where it lands, when it lands (as Playwright does), and a press that misses is kept from the page
-   * — it and the rest of its gesture — and told to the worker (`pressed`), which looks again.
+   * — it and the rest of its gesture — and told to the worker (`pressed`), which looks again. It also
+   * tells whether the page left the click its default action (an `<a download>` then saves its file).
    * Only the gesture at this point is watched, for a bounded time, so the person's own clicks elsewhere
    * pass untouched.
    * @param {{x: number, y: number}} at
@@ -316,8 +317,8 @@ async function prepareInPage(opts) {
     const g = /** @type {any} */ (globalThis);
     g[KEY]?.disarm();
     const TYPES = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu"];
-    /** @type {{missed: any, disarm: () => void}} */
-    const guard = { missed: null, disarm };
+    /** @type {{missed: any, defaulted: boolean, disarm: () => void}} */
+    const guard = { missed: null, defaulted: false, disarm };
     /** @param {MouseEvent} e */
     const onEvent = (e) => {
       if (!e.isTrusted || Math.abs(e.clientX - at.x) > 1 || Math.abs(e.clientY - at.y) > 1) return;
@@ -329,23 +330,33 @@ async function prepareInPage(opts) {
       e.preventDefault();
       e.stopImmediatePropagation();
     };
+    // After the page's own handlers: did it leave the click its default action (a link's download)?
+    /** @param {MouseEvent} e */
+    const onClicked = (e) => {
+      if (e.isTrusted && guard.missed === null) guard.defaulted = !e.defaultPrevented;
+    };
     for (const type of TYPES) win.addEventListener(type, /** @type {any} */ (onEvent), { capture: true });
+    win.addEventListener("click", onClicked);
     const timer = setTimeout(disarm, 10000);
     g[KEY] = guard;
     function disarm() {
       clearTimeout(timer);
+      win.removeEventListener("click", onClicked);
       for (const type of TYPES) win.removeEventListener(type, /** @type {any} */ (onEvent), { capture: true });
       if (g[KEY] === guard) delete g[KEY];
     }
   }
 }
 
-/** What became of the press guarded by the last preparation: null when it landed on its element. */
+/**
+ * What became of the click guarded by the last preparation: what its press hit instead of its element
+ * (null: its element), and whether the page left the click its default action.
+ */
 function pressedInPage() {
   const guard = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.press")];
   if (!guard) return null;
   guard.disarm();
-  return guard.missed;
+  return { missed: guard.missed, defaulted: guard.defaulted };
 }
 
 /** The role a control is named by when it is reached through its label. @this {Element} */
@@ -529,11 +540,13 @@ export async function callOnTarget(ctx, target, source, args = []) {
 }
 
 /**
- * Where the press of a gesture prepared with `intercept` landed: null when on its element (or when the
- * page left before it could say), else what it hit, kept from the page. @param {Record<string, any>} ctx @param {ResolvedTarget} target
- * @returns {Promise<{role: string, name: string, text: string, tag: string} | null>}
+ * What became of a click prepared with `intercept`: `missed`, what its press hit instead of its element
+ * (kept from the page), else null; `defaulted`, the page left the click its default action. null when
+ * the page left before it could say.
+ * @param {Record<string, any>} ctx @param {ResolvedTarget} target
+ * @returns {Promise<{missed: {role: string, name: string, text: string, tag: string} | null, defaulted: boolean} | null>}
  */
-export function pressMissed(ctx, target) {
+export function pressed(ctx, target) {
   return ctx.frames.call(target.frame, PRESSED).catch(() => null);
 }
 

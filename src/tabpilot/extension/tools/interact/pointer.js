@@ -2,7 +2,7 @@
 // tool.click / tool.hover / tool.drag: the mouse, through the actionability routine and trusted input.
 import { RpcError } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, pressMissed, pressedElsewhere, release, PREPARE } from "../../page/actionability.js";
+import { actionable, pressed, pressedElsewhere, release, PREPARE } from "../../page/actionability.js";
 import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -73,9 +73,10 @@ export async function click(params, ctx) {
       const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers });
       // Asked as soon as the page took the input, alongside the outcome's own round trip.
       const aimed = target;
-      const missed = gesture.then(() => pressMissed(ctx, aimed), () => null);
-      const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal, mayDownload });
-      const hit = outcome.dialog ? null : await missed;
+      const landed = gesture.then(() => pressed(ctx, aimed), () => null);
+      const downloads = mayDownload && landed.then((p) => p?.missed === null && p.defaulted);
+      const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal, mayDownload, downloads });
+      const hit = outcome.dialog ? null : (await landed)?.missed;
       if (!hit) return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point, ...outcome });
       if (Date.now() >= action.deadline) throw pressedElsewhere(target, hit, Date.now() - started);
       release(ctx, target);
