@@ -113,3 +113,16 @@ def test_every_download_is_reported_and_listed_as_one(tp: Tabpilot, pages: PageS
     listed = tp.run("network", "requests").out
     invoice = next(line for line in listed.splitlines() if "invoice.txt" in line)
     assert "failed" not in invoice and " download " in invoice, listed
+
+
+def test_an_icon_only_control_says_which_icon(tp: Tabpilot, pages: PageServer) -> None:
+    tp.run("open", pages.url("truth/icons.html"))
+    snapshot = tp.run("snapshot").out
+    for icon in ("play", "save", "plus", "trash-2"):
+        assert re.search(rf"\[button @e\d+ icon={icon}\]", snapshot), snapshot
+    # a named control is named, whatever its icon
+    assert '[button "Shuffle" @e' in snapshot and "icon=shuffle" not in snapshot, snapshot
+    save = re.search(r"\[button (@e\d+) icon=save\]", snapshot)
+    assert save
+    assert "button icon=save" in tp.run("click", save.group(1)).out
+    assert page_value(tp, "__log") == ["save"]

@@ -5,7 +5,7 @@
 import { RpcError } from "../link/protocol.js";
 import { AGENT } from "../browser/frames.js";
 import { refNumber } from "./refs.js";
-import { explicitName, labelText } from "../snapshot/names.js";
+import { explicitName, iconName, labelText } from "../snapshot/names.js";
 
 /**
  * @typedef {{kind: "ref", ref: string} | {kind: "css", selector: string} | {kind: "text", text: string, exact: boolean}} Target
@@ -439,7 +439,14 @@ function describeInPage() {
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
   const n = agent && agent.store ? agent.store.map.get(el) : undefined;
-  return { label: name ? `${role} ${JSON.stringify(name)}` : role, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
+  const icon = name || field ? "" : iconName(el);
+  const label = name ? `${role} ${JSON.stringify(name)}` : icon ? `${role} icon=${icon}` : role;
+  return { label, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
 }
 
-export const DESCRIBE = `function () { const labelText = ${labelText}; const explicitName = ${explicitName}; return (${describeInPage}).call(this); }`;
+export const DESCRIBE = `function () {
+  const labelText = ${labelText};
+  const explicitName = ${explicitName};
+  const iconName = ${iconName};
+  return (${describeInPage}).call(this);
+}`;

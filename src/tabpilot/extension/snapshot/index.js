@@ -58,7 +58,7 @@ import {
   renderSnapshot,
 } from "./render.js";
 import { installAgent } from "./agent.js";
-import { explicitName, labelText } from "./names.js";
+import { explicitName, iconName, labelText } from "./names.js";
 
 export { estimateTokens, truncationNotice, renderSnapshot, layoutSnapshot, finishSnapshot, findInLayout };
 
@@ -79,7 +79,7 @@ function hash(s) {
 /** The expression that installs (once per document) and evaluates to the in-page agent. */
 export function pageAgentSource() {
   if (source === null) {
-    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, labelText, explicitName, walkDocument]
+    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, labelText, explicitName, iconName, walkDocument]
       .map((f) => `const ${f.name} = ${f.toString()};`)
       .join("\n");
     const install = installAgent.toString();

@@ -70,3 +70,43 @@ export function explicitName(el) {
   for (let j = 0; j < labels.length; j++) s += " " + labelText(labels[j]);
   return clean(s);
 }
+
+/**
+ * What the icon of a control with no name shows, as the page says it: a `data-icon`, the id an SVG
+ * `<use>` points to, or an icon set's class (`fa-play`, `bi-save`, `lucide-plus`, `icon-trash`…); an
+ * icon font's ligature (`<span class="material-icons">settings</span>`) is text, and names it already.
+ * "" when none says. Looks at the element and the few elements inside it, open shadow roots included.
+ * @param {Element} el
+ * @returns {string}
+ */
+export function iconName(el) {
+  const SETS = /^(?:fa|bi|lucide|icon|icons|glyphicon|ti|tabler|mdi|ri|codicon|octicon|feather|ion|ph|la|gg|bx|bxs|fi|heroicon|iconoir|hero)-(.+)$/;
+  const NOT_NAMES = /^(?:solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|[0-9]+x|spin|pulse|border|inverse|stack|flip|rotate|pull|ul|li|fill|outline|outlined|round|rounded|filled|two-tone|size|inline|svg|button|btn|only|wrapper|container)(?:-|$)/;
+  /** @param {string} s */
+  const tidy = (s) => s.trim().toLowerCase().replace(/^(?:icon|icons|ic|i|svg|sprite)[-_:]/, "").replace(/[-_](?:icon|svg)$/, "").slice(0, 40);
+  /** @param {Element} e */
+  const said = (e) => {
+    const data = e.getAttribute("data-icon") || e.getAttribute("data-lucide") || e.getAttribute("icon");
+    if (data) return tidy(data);
+    if (e.localName === "use") {
+      const href = e.getAttribute("href") || e.getAttribute("xlink:href") || "";
+      const id = href.slice(href.indexOf("#") + 1);
+      if (id) return tidy(id);
+    }
+    const cls = typeof e.className === "string" ? e.className : e.getAttribute("class") || "";
+    for (const token of cls.split(/\s+/)) {
+      const m = SETS.exec(token);
+      if (m && !NOT_NAMES.test(m[1])) return tidy(m[1]);
+    }
+    return "";
+  };
+  const queue = [el];
+  for (let seen = 0; queue.length && seen < 12; seen++) {
+    const e = /** @type {Element} */ (queue.shift());
+    const name = said(e);
+    if (name) return name;
+    const parent = /** @type {any} */ (e).shadowRoot || e;
+    for (let c = parent.firstElementChild; c; c = c.nextElementSibling) queue.push(c);
+  }
+  return "";
+}

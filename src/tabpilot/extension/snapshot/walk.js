@@ -6,7 +6,7 @@
 // Runs inside the page (sent as source text by index.js): it may use only its parameters, its own
 // locals, browser globals and the naming routine of names.js by its names, which the composed source
 // defines (the import serves type checking and the node tests). No module-level constants.
-import { explicitName, labelText } from "./names.js";
+import { explicitName, iconName, labelText } from "./names.js";
 
 /**
  * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number,
@@ -539,6 +539,14 @@ export function walkDocument(root, opts, store) {
     }
     return false;
   }
+  /** Does IR content show words (text, an image's alt text, a control's)? @param {any[] | undefined} c @returns {boolean} */
+  function showsWords(c) {
+    if (!c) return false;
+    for (const x of c) {
+      if (typeof x === "string" ? x.trim() !== "" : x.t === "img" || x.t === "c" || (x.c && showsWords(x.c))) return true;
+    }
+    return false;
+  }
   /**
    * The one control a clickable only wraps: its content is that control and nothing else, and the
    * clickable has no name of its own that differs. @param {any} n @param {any[]} c
@@ -803,6 +811,11 @@ export function walkDocument(root, opts, store) {
         if (!n.c && n.n == null) {
           const title = clean(el.getAttribute("title") || "");
           if (title) n.n = title;
+        }
+        if (n.n == null && !leaf && !showsWords(n.c)) {
+          // Nameless, it shows only an icon: what the page says that icon is (a person sees it).
+          const icon = iconName(el);
+          if (icon) n.ic = icon;
         }
         if (inline || display.startsWith("inline")) out.push(n);
         else put(out, { t: "b", i: index(el), c: [n] });
