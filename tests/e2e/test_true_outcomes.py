@@ -126,3 +126,21 @@ def test_an_icon_only_control_says_which_icon(tp: Tabpilot, pages: PageServer) -
     assert save
     assert "button icon=save" in tp.run("click", save.group(1)).out
     assert page_value(tp, "__log") == ["save"]
+
+
+def test_inside_inline_svg_charts_are_read_and_a_node_editor_is_worked(
+    tp: Tabpilot, pages: PageServer
+) -> None:
+    tp.run("open", pages.url("truth/drawings.html"))
+    snapshot = tp.run("snapshot").out
+    # a chart's title, values, ticks and legend are words; its link is a link
+    assert "Quarterly sales 2024 120 80 Q1 Q2 Revenue [Details @e" in snapshot, snapshot
+    assert "Revenue" in tp.run("text").out and "Q2" in tp.run("find", "Q2").out
+    tp.run("click", ref_of(snapshot, '[clickable "Load CSV"'))
+    assert page_value(tp, "__editor.selected") == "load"
+    assert "Plot" in tp.run("click", "text=Plot").out
+    assert page_value(tp, "__editor.selected") == "plot"
+    out, into = ref_of(snapshot, '[clickable "Load CSV output"'), ref_of(snapshot, '[clickable "Plot input"')
+    dragged = tp.run("drag", out, into).out
+    assert '"Load CSV output"' in dragged and '"Plot input"' in dragged, dragged
+    assert page_value(tp, "__editor.edges") == [["load", "plot"]]

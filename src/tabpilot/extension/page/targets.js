@@ -430,7 +430,9 @@ function describeInPage() {
   }
   const field = /^(textbox|searchbox|password|combobox|listbox|slider|spinbutton|date|datetime|time|month|week|color|file)$/.test(role);
   // Rendered text: blocks inside are words apart ("Alpha Beta", not "AlphaBeta").
-  const text = (/** @type {any} */ n) => (n ? (typeof n.innerText === "string" ? n.innerText : n.textContent) : "");
+  // (An SVG element has no innerText: its words are its <text> elements', as the snapshot reads them.)
+  const text = (/** @type {any} */ n) =>
+    !n ? "" : typeof n.innerText === "string" ? n.innerText : n.namespaceURI === "http://www.w3.org/2000/svg" && n.localName !== "text" ? Array.from(n.querySelectorAll("text"), (t) => t.textContent).join(" ") : n.textContent;
   // The snapshot's names (snapshot/names.js), then the content, the title, a field's placeholder.
   let name = explicitName(el);
   if (!name && !field) name = clean(text(el));

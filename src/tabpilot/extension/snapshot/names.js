@@ -59,6 +59,11 @@ export function explicitName(el) {
   }
   const aria = clean(el.getAttribute("aria-label"));
   if (aria) return aria;
+  if (el.namespaceURI === "http://www.w3.org/2000/svg") {
+    // An SVG element's own <title> is its name.
+    const title = el.querySelector(":scope > title");
+    if (title) return clean(title.textContent);
+  }
   const any = /** @type {any} */ (el);
   if (el.localName === "input" && /^(button|submit|reset)$/.test(any.type)) {
     return clean(any.value) || (any.type === "submit" ? "Submit" : any.type === "reset" ? "Reset" : "");

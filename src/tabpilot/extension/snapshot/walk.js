@@ -50,7 +50,11 @@ export function walkDocument(root, opts, store) {
     script: 1, style: 1, template: 1, noscript: 1, head: 1, meta: 1, link: 1, base: 1, title: 1,
     datalist: 1, option: 1, optgroup: 1, param: 1, source: 1, track: 1, colgroup: 1, col: 1, area: 1,
     map: 1, canvas: 1, embed: 1, object: 1,
+    // what an SVG defines or describes rather than draws
+    defs: 1, symbol: 1, clipPath: 1, mask: 1, linearGradient: 1, radialGradient: 1, marker: 1, pattern: 1,
+    filter: 1, desc: 1, metadata: 1,
   };
+  const SVG = "http://www.w3.org/2000/svg";
   /** @type {Record<string, number>} */
   const ACTIONABLE = {
     link: 1, button: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
@@ -539,6 +543,21 @@ export function walkDocument(root, opts, store) {
     }
     return false;
   }
+  /**
+   * Does an <svg> draw more than a picture: words, links, or parts to act on (a role, focus, a click
+   * handler of its own)? An explicit role=img says it is one picture. @param {Element} el
+   */
+  function drawsContent(el) {
+    if (roleAttr(el) === "img") return false;
+    if (el.querySelector("text, a, foreignObject, [role], [tabindex], [onclick]")) return true;
+    if (!listened) return false;
+    let k = 0;
+    for (const d of el.querySelectorAll("*")) {
+      if (listened.has(d)) return true;
+      if (++k > 300) break;
+    }
+    return false;
+  }
   /** Does IR content show words (text, an image's alt text, a control's)? @param {any[] | undefined} c @returns {boolean} */
   function showsWords(c) {
     if (!c) return false;
@@ -653,14 +672,15 @@ export function walkDocument(root, opts, store) {
       if (cs.transform !== "none" || cs.filter !== "none" || cs.perspective !== "none") absCb = fixedCb = clip.d;
     }
 
-    // SVG: an image if it has a name, never walked inside.
-    if (tag === "svg") {
+    // SVG: an icon or a picture is one image (if it has a name); a drawing with words or things to
+    // act on (a chart's labels, a diagram's links, a node editor's nodes) is walked inside.
+    const drawing = tag === "svg" && drawsContent(el);
+    if (tag === "svg" && !drawing) {
       clip = clip0;
       absCb = absCb0;
       fixedCb = fixedCb0;
       if (!visibility || skipText) return;
-      const t = el.querySelector(":scope > title");
-      const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (t ? clean(t.textContent || "") : "");
+      const name = explicitName(el);
       if (name) out.push({ t: "img", n: name });
       return;
     }
@@ -772,7 +792,8 @@ export function walkDocument(root, opts, store) {
       if (maybe) {
         const c = /** @type {any[]} */ ([]);
         walkKids(el, c);
-        if (!c.length) return;
+        // A shape with nothing inside is a target when it has a name (a node editor's port, by its <title>).
+        if (!c.length && !explicitName(el)) return;
         if (holdsTargets(c) || (own && !fromSplit && el.querySelector(PROSE))) {
           if (act0) act0.k = 1;
           if (inline) out.push(...c);
@@ -799,6 +820,14 @@ export function walkDocument(root, opts, store) {
           walkKids(el, c);
           dropEchoedImages(c, true);
           if (c.length) n.c = c;
+          if (el.namespaceURI === SVG && n.n == null && holdsTargets(c)) {
+            // A drawn group (a node of an editor) is named by its words, its parts (ports) follow.
+            const words = clean(irText(c));
+            if (words) {
+              n.n = words;
+              n.c = c.filter((x) => typeof x !== "string");
+            }
+          }
           const inner = role === "clickable" ? wrapped(n, c) : null;
           if (inner) {
             // A wrapper (a design system's host listening for clicks) around one control: one control.
@@ -904,6 +933,22 @@ export function walkDocument(root, opts, store) {
         if (name) n.n = name;
         walkKids(el, n.c);
         if (n.c.length) put(out, n);
+        return;
+      }
+      if (drawing) {
+        /** @type {any} */
+        const n = { t: "b", i: index(el), c: [] };
+        const name = explicitName(el);
+        if (name) n.c.push({ t: "img", n: name }, " ");
+        walkKids(el, n.c);
+        pushBlock(out, n);
+        return;
+      }
+      if (tag === "text" && el.namespaceURI === SVG) {
+        // Each label of a drawing is a word of its own (an axis's ticks, a legend's entries).
+        out.push(" ");
+        walkKids(el, out);
+        out.push(" ");
         return;
       }
       if (inline) {
