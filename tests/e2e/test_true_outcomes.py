@@ -64,7 +64,6 @@ def test_a_control_has_one_name_in_the_snapshot_its_outcomes_and_its_errors(
 def test_closed_shadow_roots_on_plain_elements_are_read_and_acted_on(tp: Tabpilot, pages: PageServer) -> None:
     tp.run("open", pages.url("truth/closed-hosts.html"))
     snapshot = tp.run("snapshot").out
-    assert "Light text nobody sees" not in snapshot, snapshot
     for label in ("Div button", "Section button", "Span button"):
         tp.run("click", ref_of(snapshot, f'[button "{label}"'))
     assert page_value(tp, "__clicks") == ["Div button", "Section button", "Span button"]

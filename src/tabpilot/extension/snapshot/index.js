@@ -24,7 +24,7 @@
 //   totalTokens, sections, notice…}, frames: [{ref: "eN", name, src}], hosts, url, title,
 //   stats: {walkMs, renderMs, elements, lines, chars, tokens, totalTokens}}
 // hosts > 0: the walk met custom elements without an open shadow root, or built-in hosts (div, span,
-// section…) that show what none of their children shows. `takeHosts()` gives them; for each
+// section…) that show something with no content of their own. `takeHosts()` gives them; for each
 // whose DOM.describeNode lists a closed shadow root, DOM.resolveNode that root in this world and call the
 // agent's `adoptRoot(root)` on the host; then snapshot again (the walk goes into adopted roots).
 // Before a snapshot, tell the agent about click listeners (the page's world is out of its reach):

@@ -14,8 +14,8 @@ import { explicitName, iconName, labelText } from "./names.js";
  *   probed?: WeakSet<Element>}} RefStore
  * listened: elements with their own click-type listeners, docListened: the document has some (both
  * told by the extension through CDP); roots: closed shadow roots the extension reached through CDP;
- * probed: elements already asked for a closed root (custom elements, and built-in hosts that show
- * what none of their children shows).
+ * probed: elements already asked for a closed root (custom elements, and empty built-in hosts that
+ * show something).
  * @typedef {{viewportOnly?: boolean}} WalkOptions
  * @typedef {{l: number, t: number, r: number, b: number, d: number, up: Clip | null}} Clip
  * A box that clips what it contains, intersected with the clips around it; d: how many are nested.
@@ -453,16 +453,16 @@ export function walkDocument(root, opts, store) {
     for (let c = el.firstChild; c; c = c.nextSibling) walkNode(c, out);
   }
   /**
-   * Does a built-in element that may host a shadow root show something none of its own children
-   * shows? A closed root is then the likely painter: it has a box while its light children, if any,
-   * have none (they are not slotted). Only such elements are asked for one, each once.
+   * Does a built-in element that may host a shadow root show something with no content of its own?
+   * A closed root is then the likely painter: an empty element with a box the size of a control (not
+   * a line's whitespace). Only such elements are asked for one, each once; the test is cheap for the
+   * rest, every snapshot.
    * @param {Element} el
    */
   function showsNoChild(el) {
-    const first = el.firstElementChild;
-    if (first ? first.getClientRects().length > 0 || view.getComputedStyle(first).display === "none" : (el.textContent || "").trim() !== "") return false;
+    if (el.firstElementChild || (el.textContent || "").trim() !== "") return false;
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
+    return r.width >= 10 && r.height >= 10;
   }
   /** @param {Node} node @param {any[]} out */
   function walkNode(node, out) {
