@@ -353,9 +353,8 @@ export function walkDocument(root, opts, store) {
     let nameIsPlaceholder = false;
     if (tag === "input" || tag === "select" || tag === "textarea") {
       const type = el.type;
-      if (tag === "input" && (type === "button" || type === "submit" || type === "reset" || type === "image")) {
-        // named by explicitName
-      } else {
+      // A button input is named by explicitName alone; a field has more to say.
+      if (!(tag === "input" && (type === "button" || type === "submit" || type === "reset" || type === "image"))) {
         if (!name) name = clean(el.title || "");
         if (!name && el.placeholder) {
           name = clean(el.placeholder);
