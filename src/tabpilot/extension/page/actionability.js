@@ -319,12 +319,22 @@ async function prepareInPage(opts) {
     const TYPES = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu"];
     /** @type {{missed: any, defaulted: boolean, disarm: () => void}} */
     const guard = { missed: null, defaulted: false, disarm };
+    /**
+     * Did the browser send the press to the element (or its label)? Its own hit test, the event's
+     * path; the element's own look at the point for what that path hides (closed shadow trees).
+     * @param {MouseEvent} e
+     */
+    const reached = (e) => {
+      for (const n of e.composedPath()) {
+        if (n === el || (n instanceof Element && n.localName === "label" && /** @type {any} */ (n).control === el)) return true;
+      }
+      return receives(el, deepHit(doc, e.clientX, e.clientY));
+    };
     /** @param {MouseEvent} e */
     const onEvent = (e) => {
       if (!e.isTrusted || Math.abs(e.clientX - at.x) > 1 || Math.abs(e.clientY - at.y) > 1) return;
-      if (guard.missed === null && (e.type === "pointerdown" || e.type === "mousedown")) {
-        const hit = deepHit(doc, e.clientX, e.clientY);
-        if (!receives(el, hit)) guard.missed = cover(hit, el);
+      if (guard.missed === null && (e.type === "pointerdown" || e.type === "mousedown") && !reached(e)) {
+        guard.missed = cover(deepHit(doc, e.clientX, e.clientY), el);
       }
       if (guard.missed === null) return;
       e.preventDefault();
