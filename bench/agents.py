@@ -67,7 +67,7 @@ def _cap_group_sizes() -> list[Record]:
     records = []
     for group in CAPS:
         added = listed([s for s in tool_specs(frozenset({group})) if s.name not in default])
-        case = f"MCP --caps {group} adds ({len(added)} tools)"
+        case = f"MCP --caps {group} adds ({len(added)} {'tool' if len(added) == 1 else 'tools'})"
         records.append(measured(SUITE, case, "tokens", "o200k", [count(json.dumps(added))]))
     return records
 

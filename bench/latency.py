@@ -5,6 +5,10 @@ measured in the same rounds; beside it `python -c pass`, an MCP tool call's roun
 `tabpilot mcp`, agent-browser's eval and click when it is installed (never installed here), and the
 floor: the same `Runtime.evaluate('1+1')` sent straight to the page over a raw CDP WebSocket.
 
+The command shapes agents write (issue 31): `eval 1` and `snapshot` with `--json` and `--session` before
+or after the verb, each as a multiple of the same verb written plainly, in the same rounds, and whether the
+CLI's hot path takes that shape (`tabpilot.cli.fast.plan`).
+
 Inside the extension, the same rounds are timed by the service worker itself (extension/link/timings.js,
 switched on over the worker's debugging target only for the timed rounds): per tool, the median time from
 the request's arrival to each phase, `input` being the first mouse or key event sent to the page — the
@@ -13,6 +17,7 @@ setup every action on a ref pays before it acts.
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
@@ -25,6 +30,7 @@ from bench.mcp_stdio import McpStdio
 from bench.refs import find_ref
 from bench.rig import Rig
 from bench.stats import Record, measured, missing
+from tabpilot.cli import fast
 
 SUITE = "latency"
 FORM_SESSION = "lat-form"
@@ -42,6 +48,24 @@ EVALUATE_ONE_PLUS_ONE = {"expression": "1+1", "returnByValue": True}
 # What the hot path aims at (issue 17): whole commands as a multiple of the bare interpreter, MCP in ms.
 TARGETS = {"eval 1+1": 1.8, "click @eN": 2.5}
 MCP_TARGET_MS = 25.0
+# Command shapes: (name, the argv after `tabpilot` with S for the session, the plain shape it is compared to).
+SHAPE_PREFIX = "shape: "
+SHAPE_TARGET = 1.15
+SHAPES = (
+    ("eval 1", ("eval", "1", "--session", "S"), None),
+    ("eval 1 --json", ("eval", "1", "--json", "--session", "S"), "eval 1"),
+    ("--json eval 1", ("--json", "eval", "1", "--session", "S"), "eval 1"),
+    ("--session S eval 1", ("--session", "S", "eval", "1"), "eval 1"),
+    (
+        "--session S --tab T --timeout 5s eval 1",
+        ("--session", "S", "--tab", "T", "eval", "1", "--timeout", "5s"),
+        "eval 1",
+    ),
+    ("snapshot", ("snapshot", "--session", "S"), None),
+    ("snapshot --json", ("snapshot", "--json", "--session", "S"), "snapshot"),
+    ("--json snapshot", ("--json", "snapshot", "--session", "S"), "snapshot"),
+    ("--session S --no-boundaries snapshot", ("--session", "S", "--no-boundaries", "snapshot"), "snapshot"),
+)
 # In the worker: the phases a tool marks (ms since the request came in), the answer sent, and the whole
 # request (its clean-up after the answer included).
 PHASES = ("tab", "begun", "looked", "input", "acted", "flushed", "answered", "whole")
@@ -69,8 +93,11 @@ class Case:
     errors: list[str] = field(default_factory=list)
     # A call timed in this process instead of a command (the MCP round trip): True when it succeeded.
     call: Callable[[], bool] | None = None
-    # Not a tabpilot command (agent-browser, MCP): left out of the memory suite's peaks.
+    # Left out of the memory suite's peaks: not a tabpilot command (agent-browser, MCP), or one more shape of a verb.
     other: bool = False
+    # A command shape: the plain shape it is compared to (None for the plain one), and which path takes it.
+    compared_to: str | None = None
+    path: str | None = None
 
     @property
     def runnable(self) -> bool:
@@ -114,7 +141,27 @@ def prepare(rig: Rig, peer: str | None = None) -> list[Case]:
         ),
         _mcp_case(rig),
         *_peer_cases(rig, peer),
+        *_shape_cases(rig),
     ]
+
+
+def _shape_cases(rig: Rig) -> list[Case]:
+    """The shapes of SHAPES on the form page's session, each marked with the path the CLI takes for it."""
+    note = rig.unavailable("eval")
+    tab = rig.cli("eval", "1", "--json", session=FORM_SESSION)
+    tab_id = str(json.loads(tab.out).get("tab_id", "")) if tab.ok else ""
+    cases = []
+    for name, words, compared_to in SHAPES:
+        argv = [{"S": FORM_SESSION, "T": tab_id}.get(w, w) for w in words]
+        path = "fast path" if fast.plan(argv) is not None else "full CLI"
+        runnable = None if note or not tab_id else [rig.command()[0], *argv]
+        shape = Case(
+            f"{SHAPE_PREFIX}{name}", runnable, note or ("n/a (no tab id)" if not tab_id else None), other=True
+        )
+        shape.compared_to = f"{SHAPE_PREFIX}{compared_to}" if compared_to else None
+        shape.path = path
+        cases.append(shape)
+    return cases
 
 
 def _mcp_case(rig: Rig) -> Case:
@@ -235,14 +282,19 @@ def _floor(cdp: PageCdp) -> list[float]:
 
 def records(cases: list[Case], floor: list[float]) -> list[Record]:
     """A record per case, each command's with the bare interpreter of the same rounds as its baseline."""
-    bare = next((c for c in cases if c.name == BARE_CASE), None)
-    bare_median = measured(SUITE, BARE_CASE, "wall_time", "ms", bare.samples).median if bare else None
+    medians = {c.name: measured(SUITE, c.name, "wall_time", "ms", c.samples).median for c in cases}
     out = [measured(SUITE, FLOOR_CASE, "wall_time", "ms", floor)]
     for case in cases:
         if not case.runnable:
             out.append(missing(SUITE, case.name, "wall_time", "ms", case.note or "n/a"))
             continue
-        note = f"{len(case.errors)} failed runs: {case.errors[0]}" if case.errors else None
-        baseline = None if case.name == BARE_CASE or case.call is not None else (BARE_CASE, bare_median)
+        errors = f"{len(case.errors)} failed runs: {case.errors[0]}" if case.errors else None
+        note = "; ".join(n for n in (case.path, errors) if n) or None
+        if case.name.startswith(SHAPE_PREFIX):
+            baseline = (case.compared_to, medians.get(case.compared_to)) if case.compared_to else None
+        elif case.name == BARE_CASE or case.call is not None:
+            baseline = None
+        else:
+            baseline = (BARE_CASE, medians.get(BARE_CASE))
         out.append(measured(SUITE, case.name, "wall_time", "ms", case.samples, baseline, note))
     return out

@@ -70,12 +70,15 @@ def _by_case(records: list[Record], suite: str) -> dict[str, dict[str, Record]]:
 
 
 def latency(records: list[Record], markdown: bool = False) -> str:
-    from bench.latency import BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS, WORKER_PREFIX
+    from bench.latency import BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, SHAPE_PREFIX, TARGETS, WORKER_PREFIX
 
     rows: list[Row] = []
     samples = 0
     everything = _by_case(records, "latency")
-    cases = {case: m for case, m in everything.items() if not case.startswith(WORKER_PREFIX)}
+    cases = {case: m for case, m in everything.items() if not case.startswith((WORKER_PREFIX, SHAPE_PREFIX))}
+    shapes = {
+        case.removeprefix(SHAPE_PREFIX): m for case, m in everything.items() if case.startswith(SHAPE_PREFIX)
+    }
     inside = {
         case.removeprefix(WORKER_PREFIX): m
         for case, m in everything.items()
@@ -94,7 +97,25 @@ def latency(records: list[Record], markdown: bool = False) -> str:
     )
     table = render(title, ["case", "median ms", "p95 ms", f"× {BARE_CASE}", "note"], rows, markdown)
     lines = _targets(cases, BARE_CASE, MCP_CASE, MCP_TARGET_MS, PEER, TARGETS)
-    return "\n\n".join([table, *lines, *_worker(inside, markdown)])
+    return "\n\n".join([table, *lines, *_shapes(shapes, markdown), *_worker(inside, markdown)])
+
+
+def _shapes(cases: dict[str, dict[str, Record]], markdown: bool) -> list[str]:
+    """Each command shape beside the plain shape of its verb, and which path of the CLI took it."""
+    from bench.latency import SHAPE_PREFIX, SHAPE_TARGET
+
+    if not cases:
+        return []
+    rows: list[Row] = []
+    for case, metrics in cases.items():
+        r = metrics["wall_time"]
+        if not r.available:
+            rows.append([case, r.note or "n/a"])
+            continue
+        versus = r.baseline.removeprefix(SHAPE_PREFIX) if r.baseline else ""
+        rows.append([case, number(r.median), number(r.p95), ratio(r), versus, r.note or ""])
+    title = f"Command shapes as agents write them (ratio to the plain shape of the verb; target ≤ {SHAPE_TARGET}×)"
+    return [render(title, ["shape", "median ms", "p95 ms", "× plain", "plain", "path"], rows, markdown)]
 
 
 def _worker(cases: dict[str, dict[str, Record]], markdown: bool) -> list[str]:

@@ -161,7 +161,26 @@ def set_download_folder(profile: str, folder: str) -> None:
         json.dump(prefs, handle)
 
 
-def browser_argv(executable: str, extension_dir: str, profile: str, headless: bool) -> list[str]:
+@dataclass(frozen=True)
+class NetworkOptions:
+    """How the managed browser reaches the web: through a proxy, and whether it trusts any certificate."""
+
+    proxy: str | None = None
+    ignore_https_errors: bool = False
+
+    def argv(self) -> list[str]:
+        # Chromium sends loopback directly whatever the proxy, so the extension still reaches the daemon.
+        flags = [f"--proxy-server={self.proxy}"] if self.proxy else []
+        return flags + (["--ignore-certificate-errors"] if self.ignore_https_errors else [])
+
+
+def browser_argv(
+    executable: str,
+    extension_dir: str,
+    profile: str,
+    headless: bool,
+    network: NetworkOptions = NetworkOptions(),
+) -> list[str]:
     argv = [
         executable,
         f"--user-data-dir={profile}",
@@ -179,6 +198,7 @@ def browser_argv(executable: str, extension_dir: str, profile: str, headless: bo
         argv += ["--headless=new", "--disable-gpu", "--silent-debugger-extension-api"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--no-sandbox")
+    argv += network.argv()
     argv += [a for a in os.environ.get("TABPILOT_BROWSER_ARGS", "").split() if a]
     argv.append("about:blank")
     return argv
@@ -192,6 +212,8 @@ class ManagedBrowser:
     headless: bool
     launch_token: str
     started_at: float
+    proxy: str | None = None
+    ignore_https_errors: bool = False
 
 
 def state_path(home: str) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from tabpilot import __version__
+from tabpilot.agents import reach
 from tabpilot.cli import client
 from tabpilot.cli.context import Context
 from tabpilot.cli.main import Parser, build_parser
@@ -62,7 +63,7 @@ NOT_TOOLS = {
 CAPS = {
     "network": ("network",),
     "storage": ("cookies", "storage", "state"),
-    "emulation": ("emulate",),
+    "emulation": ("emulate", "init-script"),
     "pdf": ("pdf",),
     # A click or open that downloads says so itself; listing and waiting are rarer needs.
     "downloads": ("downloads",),
@@ -70,12 +71,36 @@ CAPS = {
 OPT_IN = {verb: group for group, verbs in CAPS.items() for verb in verbs}
 # --tab is left out too: an MCP client borrows a tab or selects one, which makes it current.
 GLOBAL_OPTIONS = {"help", "session", "browser", "json", "tab", "no_boundaries"}
+# A command in a result's words: `tabpilot dialog accept` in backticks, or bare (`— tabpilot dialog
+# accept|dismiss` after an action that opened a dialog), never inside a path such as ~/.tabpilot/.
+COMMAND_WORDS = re.compile(r"`tabpilot ([^`]*)`|(?<![\w./-])tabpilot ((?:[a-z][a-z-]*)(?: [a-z][a-z|-]*)?)")
 # Options most tools share get one short wording: tools/list is paid on every request.
 SHARED_HELP = {
     "timeout": "wait at most this long, e.g. 5s",
     "snapshot": "append a fresh snapshot",
     "diff": "append what changed since the last snapshot",
     "out": "write it to this file",
+}
+
+# What a parameter the CLI leaves to its usage line (a positional such as TARGET) means, in a tool's
+# schema; by the tool and parameter first, then by the parameter alone.
+PARAM_HELP: dict[str | tuple[str, str], str] = {
+    "target": "@e12, CSS selector or text=…",
+    "source": "what to drag: @e12, CSS selector or text=…",
+    "text": "the text",
+    "keys": "e.g. Enter, Control+a",
+    "values": "option labels or values",
+    "files": "file paths",
+    "duration": "e.g. 2s",
+    "button": "default left",
+    "tab_id": "from tab_list",
+    "key": "the key",
+    "value": "set: the value",
+    "file": "its path",
+    ("dialog", "action"): "none: say which dialog is open",
+    ("cookies", "action"): "default list",
+    ("storage", "action"): "default list",
+    ("state", "action"): "to or from file",
 }
 
 
@@ -125,6 +150,18 @@ class ToolSpec:
         return argv
 
 
+def _narrowed(spec: ToolSpec) -> ToolSpec | None:
+    """A side-panel session's view of a tool: only the parameters it may take, or None."""
+    allowed = reach.offered(spec.name)
+    if allowed is None:
+        return None
+    actions = [a for a in spec.actions if a.dest in allowed]
+    narrowed = ToolSpec(spec.name, spec.words, spec.description, actions, _schema(actions))
+    if "out" in narrowed.schema["properties"]:
+        narrowed.schema["properties"]["out"]["description"] = reach.OUT_HELP
+    return narrowed
+
+
 def _dashed(values: list[Any]) -> bool:
     return any(str(v).startswith("-") for v in values)
 
@@ -143,7 +180,7 @@ def _json_type(action: argparse.Action) -> dict[str, Any]:
     return {"type": "string"}
 
 
-def _schema(actions: list[argparse.Action]) -> dict[str, Any]:
+def _schema(actions: list[argparse.Action], tool: str = "") -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required = []
     for action in actions:
@@ -153,7 +190,9 @@ def _schema(actions: list[argparse.Action]) -> dict[str, Any]:
             prop = {"type": "array", "items": _json_type(action)}
         else:
             prop = _json_type(action)
-        help_text = SHARED_HELP.get(action.dest, action.help)
+        help_text = SHARED_HELP.get(action.dest, action.help) or PARAM_HELP.get(
+            (tool, action.dest), PARAM_HELP.get(action.dest)
+        )
         if help_text and help_text != argparse.SUPPRESS:
             prop["description"] = help_text
         properties[action.dest] = prop
@@ -193,7 +232,7 @@ def tool_specs(caps: frozenset[str] = frozenset()) -> list[ToolSpec]:
         actions = [a for a in sub._actions if a.dest not in GLOBAL_OPTIONS and a.dest != argparse.SUPPRESS]
         actions = [a for a in actions if not isinstance(a, argparse._SubParsersAction)]
         spec = ToolSpec("_".join(w.replace("-", "_") for w in words), words, help_text, actions)
-        spec.schema = _schema(actions)
+        spec.schema = _schema(actions, spec.name)
         specs.append(spec)
     return specs
 
@@ -258,16 +297,29 @@ class ToolWords:
     """Rewrites CLI wording (`tabpilot snapshot`, --max-tokens) into MCP's (the snapshot tool, max_tokens)."""
 
     def __init__(self, specs: dict[str, ToolSpec]) -> None:
+        self.specs = specs
         self.tools = set(specs)
         self.params = {a.dest for spec in specs.values() for a in spec.actions}
 
     def _command(self, match: re.Match[str]) -> str:
-        words = match.group(1).split()
+        words = (match.group(1) or match.group(match.lastindex or 1)).split()
         for count in (2, 1):
             name = "_".join(words[:count]).replace("-", "_")
             if len(words) >= count and name in self.tools:
-                return f"the {name} tool"
+                return f"the {name} tool" + self._choice(self.specs[name], words[count:])
         return match.group(0)  # a setup command the person runs in a shell (pair, browser launch…)
+
+    @staticmethod
+    def _choice(spec: ToolSpec, rest: list[str]) -> str:
+        """`dialog accept|dismiss` names a value of the tool's choice parameter: say which, MCP's way."""
+        if not rest:
+            return ""
+        for action in spec.actions:
+            if not action.option_strings and action.choices is not None:
+                values = rest[0].split("|")
+                if all(v in action.choices for v in values):
+                    return f" with {action.dest}={' or '.join(values)}"
+        return ""
 
     def _option(self, match: re.Match[str]) -> str:
         name = match.group(1).replace("-", "_")
@@ -284,7 +336,19 @@ class ToolWords:
         text = re.sub(r"see `tabpilot --help`.*$", "see tools/list for the tools and their parameters", text)
         text = re.sub(r"see `tabpilot [^`]*--help`", f"see the {tool} tool's input schema", text)
         text = re.sub(r"`tabpilot ([^`]*)`", self._command, text)
+        # One tool named twice with two values of one parameter: name the tool once.
+        text = re.sub(r"(the (\w+) tool with (\w+)=\w+)(.*?) or the \2 tool with \3=", r"\1\4 or \3=", text)
         return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", self._option, text)
+
+    def commands(self, text: str, tool: str) -> str:
+        """A result's own words (page text left as it is): the commands it names, as tools."""
+        parts = re.split(
+            r'(<<<page nonce=\d+ ".*?">>>|<<<page nonce=\d+\n.*?>>>page nonce=\d+)', text, flags=re.S
+        )
+        return "".join(
+            part if part.startswith("<<<page") else re.sub(COMMAND_WORDS, self._command, part)
+            for part in parts
+        )
 
 
 def _error_result(err: RpcError, tool: str, words: ToolWords) -> dict[str, Any]:
@@ -355,11 +419,10 @@ class McpServer:
         # Built on first use, after initialize is answered: parsing every verb's options costs ~30 ms.
         with self._specs_lock:
             if self._specs is None:
-                self._specs = {
-                    spec.name: spec
-                    for spec in tool_specs(self.caps)
-                    if not (self.panel and spec.words[0] == "session")
-                }
+                specs = tool_specs(self.caps)
+                if self.panel:
+                    specs = [n for n in map(_narrowed, specs) if n is not None]
+                self._specs = {spec.name: spec for spec in specs}
                 self._words = ToolWords(self._specs)
             return self._specs
 
@@ -453,6 +516,9 @@ class McpServer:
             argv = spec.argv(arguments)
             # Bad arguments are answered before a session is made for them.
             build_parser(argv).parse_args(argv)
+            if self.panel:
+                # Checked first, so a bad call leaves no file behind.
+                argv = spec.argv(reach.confine(arguments, os.environ.get(reach.FILES_ENV)))
             # Session verbs name their own session; everything else works in this connection's.
             if spec.words[0] != "session":
                 argv += ["--session", self.keeper.session()]
@@ -468,6 +534,7 @@ class McpServer:
         if outcome.error is not None:
             return _error_result(outcome.error, spec.name, words)
         self.keeper.follow(spec.words, outcome.result)
+        outcome.text = words.commands(outcome.text, spec.name)
         return _success_result(spec, outcome)
 
     def _run_reporting_progress(self, argv: list[str], params: dict[str, Any]) -> Outcome:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -201,6 +200,9 @@ CLAUDE_TAMPERS = {
     "cloud creds in env": set_env("AWS_SECRET_ACCESS_KEY"),
     "preload": set_env("LD_PRELOAD", "/tmp/x.so"),
     "nested claude": set_env("CLAUDECODE", "1"),
+    "database url in env": set_env("DB_URL", "postgres://u:pw@h/d"),
+    "proxy with credentials in env": set_env("HTTPS_PROXY", "http://u:pw@proxy:3128"),
+    "webhook in env": set_env("DEPLOY_HOOK_URL"),
 }
 CODEX_TAMPERS = {
     "bypass": with_arg("--dangerously-bypass-approvals-and-sandbox"),
@@ -215,6 +217,14 @@ CODEX_TAMPERS = {
     "resume another": lambda launch: launch.argv.__setitem__(slice(-1, -1), ["resume", "other-thread"]),
     "cwd elsewhere": set_cwd("/"),
     "secret in env": set_env("GH_TOKEN"),
+    "shell in browser mode": lambda launch: launch.argv.remove("features.shell_tool=false"),
+    "shell switched back on": lambda launch: launch.argv.__setitem__(
+        slice(-1, -1), ["-c", "features.shell_tool=true"]
+    ),
+    "web search back on": replace('web_search="disabled"', 'web_search="live"'),
+    "feature flag": with_arg("--enable=unified_exec"),
+    "long config flag": with_arg("--config=features.unified_exec=true"),
+    "glued config flag": with_arg("-cfeatures.unified_exec=true"),
 }
 
 
@@ -262,35 +272,60 @@ def test_resume_ids_are_validated() -> None:
     assert not codex.valid_session_id("-c") and not codex.valid_session_id("a b")
 
 
-def test_sealing_drops_secrets_by_shape_and_keeps_the_agents_own_keys() -> None:
+def test_the_env_is_an_allow_list_the_agents_own_and_the_persons_choice_pass() -> None:
     env = {
         "PATH": "/usr/bin",
         "HOME": "/home/p",
         "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "xterm",
+        "TMPDIR": "/tmp/p",
         "AWS_SECRET_ACCESS_KEY": "a",
-        "AWS_REGION": "eu",
         "GITHUB_TOKEN": "g",
-        "MY_SERVICE_PASSWORD": "p",
-        "STRIPE_KEY": "s",
+        "DB_URL": "postgres://u:pw@h/d",
+        "MONGODB_URI": "mongodb://u:pw@h/d",
+        "HTTPS_PROXY": "http://u:pw@proxy:3128",
+        "JWT": "eyJ",
+        "BEARER": "b",
+        "DEPLOY_HOOK_URL": "https://hooks.test/x",
         "SSH_AUTH_SOCK": "/tmp/ssh",
-        "DATABASE_URL": "postgres://u:p@h/d",
         "CLAUDECODE": "1",
+        "CLAUDE_CODE_ENTRYPOINT": "cli",
         "LD_PRELOAD": "x.so",
+        "NODE_OPTIONS": "--require=/tmp/x.js",
         "ANTHROPIC_API_KEY": "sk-ant",
         "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
         "CLAUDE_CODE_USE_BEDROCK": "0",
+        "DISABLE_TELEMETRY": "1",
         "OPENAI_API_KEY": "sk-oai",
+        "CODEX_HOME": "/home/p/.codex",
         "TABPILOT_SESSION": "default",
+        "CORP_CA": "/etc/ca.pem",
     }
-    sealed = envseal.seal(env, claude.KEEP_ENV)
+    sealed = envseal.seal(env, claude.KEEP_ENV, ["CORP_CA"])
     assert sealed == {
         "PATH": "/usr/bin",
         "HOME": "/home/p",
         "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "xterm",
+        "TMPDIR": "/tmp/p",
         "ANTHROPIC_API_KEY": "sk-ant",
         "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
         "CLAUDE_CODE_USE_BEDROCK": "0",
+        "DISABLE_TELEMETRY": "1",
+        "CORP_CA": "/etc/ca.pem",
     }
-    assert envseal.seal(env, codex.KEEP_ENV)["OPENAI_API_KEY"] == "sk-oai"
-    assert "ANTHROPIC_API_KEY" not in envseal.seal(env, codex.KEEP_ENV)
-    assert os.environ is not env
+    for_codex = envseal.seal(env, codex.KEEP_ENV)
+    assert for_codex["OPENAI_API_KEY"] == "sk-oai" and for_codex["CODEX_HOME"] == "/home/p/.codex"
+    assert "ANTHROPIC_API_KEY" not in for_codex and "CORP_CA" not in for_codex
+    # What the person names cannot smuggle in what is never passed.
+    assert "LD_PRELOAD" not in envseal.seal(env, claude.KEEP_ENV, ["LD_PRELOAD", "TABPILOT_SESSION"])
+    assert envseal.unsealed({**sealed, "TABPILOT_RUN": "t", "DB_URL": "x"}, claude.KEEP_ENV, ["CORP_CA"]) == [
+        "DB_URL"
+    ]
+    assert (
+        not envseal.choosable("TABPILOT_RUN")
+        and not envseal.choosable("A=B")
+        and envseal.choosable("CORP_CA")
+    )

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fakes import running_daemon
 
 from rig import ChatRig, chat_rig
 from tabpilot.agents.runner import group_alive
@@ -62,6 +63,7 @@ async def test_the_persons_text_reaches_stdin_never_argv_and_the_env_is_sealed(
     monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-keep")
     monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("MONGODB_URI", "mongodb://app:pw@mongo.test/shop")
     async with chat_rig() as rig:
         cid = await rig.new_chat()
         await turn(rig, cid, "--yolo STUB: say fine")
@@ -70,6 +72,7 @@ async def test_the_persons_text_reaches_stdin_never_argv_and_the_env_is_sealed(
         assert any("--yolo STUB: say fine" in line for line in record["stdin"])
         env = record["env"]
         assert "AWS_SECRET_ACCESS_KEY" not in env and "GITHUB_TOKEN" not in env and "CLAUDECODE" not in env
+        assert "MONGODB_URI" not in env
         assert env["ANTHROPIC_API_KEY"] == "sk-keep"
         assert env["TABPILOT_RUN"] and env["TABPILOT_HOME"] == rig.daemon.home
         assert "--tools=" in record["argv"] and "--strict-mcp-config" in record["argv"]
@@ -188,6 +191,36 @@ async def test_a_panel_session_answers_only_during_its_turn_and_with_its_run_tok
         assert (await snapshot(token))["error"]["data"]["reason"] == "session_inactive"
 
 
+async def test_a_panel_session_with_its_token_is_refused_the_persons_other_tabs_and_every_sites_cookies() -> (
+    None
+):
+    async with chat_rig() as rig:
+        cid = await rig.new_chat()
+        session_id = rig.meta(cid)["session_id"]
+        sent = await rig.ok("chat.send", {"conversation_id": cid, "text": "STUB: say working | hang"})
+        await rig.event(cid, "text", sent["seq"])
+        await asyncio.sleep(0.2)
+        token = rig.records(cid)[0]["env"]["TABPILOT_RUN"]
+        for method, params in (
+            ("tool.tab_list", {"scope": "user"}),
+            ("tool.tab_list", {"scope": "all"}),
+            ("tool.state_save", {}),
+            ("tool.state_load", {"state": {"cookies": [], "origins": []}}),
+            ("tool.cookies", {"action": "list", "show_secrets": True}),
+            ("tool.network_requests", {"detail": True, "show_secrets": True}),
+            ("tool.navigate", {"url": "file:///etc/passwd", "allow_file": True}),
+        ):
+            refused = await rig.daemon.call(method, params, session=session_id, run=token)
+            assert refused["error"]["code"] == "permission_denied", (method, refused)
+            assert "side-panel agent" in refused["error"]["message"]
+        reached = {f.get("method") for f in rig.peer.received}
+        withheld = {"tool.tab_list", "tool.state_save", "tool.state_load", "tool.cookies", "tool.navigate"}
+        assert not reached & withheld, reached
+        own = await rig.daemon.call("tool.tab_list", {}, session=session_id, run=token)
+        assert "result" in own, own
+        await rig.ok("chat.stop", {"conversation_id": cid})
+
+
 async def test_a_new_daemon_closes_a_turn_the_previous_one_left_open() -> None:
     async with chat_rig() as rig:
         cid = await rig.new_chat()
@@ -211,6 +244,18 @@ async def test_a_new_daemon_closes_a_turn_the_previous_one_left_open() -> None:
                 break
             await asyncio.sleep(0.05)
         assert not group_alive(pgid)
+
+
+async def test_a_browser_that_still_holds_a_dead_turns_panel_session_is_told_to_release_it() -> None:
+    async with running_daemon() as daemon:
+        leftover = "p-" + "a" * 20
+        peer = await daemon.paired_peer(session_ids=[leftover, "agent-task"])
+        frame = await peer.wait_frame(lambda f: f.get("method") == "tool.session_stop", 10)
+        assert frame["params"]["session_id"] == leftover
+        await asyncio.sleep(0.2)
+        stops = [f["params"]["session_id"] for f in peer.received if f.get("method") == "tool.session_stop"]
+        assert stops == [leftover], "only the panel session is released; an Agent Window session is adopted"
+        await peer.close()
 
 
 async def test_bad_starts_are_refused_with_reasons(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,16 +4,19 @@ methods against a fake Messages API on loopback, with the real `tabpilot mcp` as
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_anthropic import FakeAnthropic, Say, Use
 
 from rig import REAL_CLAUDE, ChatRig, chat_rig
+from tabpilot.agents import config as panel_config
 from tabpilot.agents.runner import group_alive
 
 pytestmark = pytest.mark.skipif(
@@ -125,3 +128,50 @@ async def test_stop_interrupts_claude_ends_its_group_and_keeps_the_partial_text(
         assert took < 5.0, took
         await asyncio.sleep(0)
         assert not group_alive(pgid)
+
+
+# Credentials a deny-list by name shape let through (issue 22): each value is looked for in what the
+# model received.
+UNLISTED = {
+    "DB_URL": "postgres://app:pw-db-1@db.test/shop",
+    "MONGODB_URI": "mongodb://app:pw-mongo-2@mongo.test/shop",
+    "HTTPS_PROXY": "http://me:pw-proxy-3@proxy.test:3128",
+    "JWT": "eyJhbGciOiJIUzI1NiJ9.pw-jwt-4",
+    "BEARER": "pw-bearer-5",
+    "DEPLOY_HOOK_URL": "https://hooks.test/services/pw-hook-6",
+    "GITHUB_TOKEN": "pw-github-7",
+}
+
+
+async def test_the_agents_environment_is_an_allow_list_seen_through_its_own_shell(
+    monkeypatch: pytest.MonkeyPatch, fake_model: FakeAnthropic
+) -> None:
+    claude_env(monkeypatch, fake_model)
+    for name, value in UNLISTED.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # the test's own loopback links skip the proxy
+    monkeypatch.setenv("PERSONS_CHOICE", "chosen-for-claude-8")
+    fake_model.scripts["env"] = [Use("Bash", {"command": "env", "description": "list env"}), Say(["Seen."])]
+    async with chat_rig(str(REAL_CLAUDE)) as rig:
+        config = panel_config.load(rig.daemon.home)
+        workspace = config.add_workspace(tempfile.mkdtemp(prefix="claude-ws-"), "ws")
+        config.agents["claude"].env = ("PERSONS_CHOICE",)
+        panel_config.save(rig.daemon.home, config)
+        cid = await rig.new_chat(workspace=workspace.id)
+        sent = await send(rig, cid, "What is set? [[script:env]]")
+        asked = await rig.event(cid, "permission", sent["seq"], timeout=60)
+        process = rig.daemon.daemon.chats.turns[cid].process
+        assert process is not None and process.pgid is not None
+        environ = Path(f"/proc/{process.pgid}/environ").read_bytes().decode().split("\0")
+        answer = {"conversation_id": cid, "permission_id": asked["permission_id"], "decision": "allow"}
+        await rig.ok("chat.answer", answer)
+        end = await rig.event(cid, "turn_end", sent["seq"], timeout=60)
+        assert end["reason"] == "done", end
+        names = {entry.split("=", 1)[0] for entry in environ if entry}
+        assert not names & set(UNLISTED), names & set(UNLISTED)
+        assert {"PATH", "HOME", "ANTHROPIC_BASE_URL", "PERSONS_CHOICE", "TABPILOT_RUN"} <= names
+        # The shell's `env` went back to the model: the person's choice is there, nothing unlisted is.
+        received = json.dumps(fake_model.requests)
+        assert "chosen-for-claude-8" in received
+        leaked = [name for name, value in UNLISTED.items() if value in received]
+        assert not leaked, leaked

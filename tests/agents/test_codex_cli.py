@@ -4,6 +4,7 @@ against a fake Responses API, reached through the person's own Codex config (a c
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 import time
@@ -15,6 +16,7 @@ import pytest
 from fake_openai import FakeOpenAI, Say, Use
 
 from rig import REAL_CODEX, ChatRig, chat_rig, configure
+from tabpilot.agents import config as panel_config
 
 pytestmark = pytest.mark.skipif(
     not REAL_CODEX.exists(), reason="the Codex CLI is not installed (run scripts/bootstrap)"
@@ -106,3 +108,62 @@ async def test_stop_ends_a_codex_turn_and_its_process_group(fake_model: FakeOpen
         assert end["interrupted"] is True and end["reason"] == "stopped"
         result = await rig.event(cid, "tool_result", sent["seq"])
         assert result["ok"] is False and result["code"] == "user_aborted"
+
+
+# Codex's own tools for reading what MCP servers publish, and its question to the person.
+CODEX_INNOCUOUS = {
+    "list_mcp_resources",
+    "list_mcp_resource_templates",
+    "read_mcp_resource",
+    "request_user_input",
+}
+
+
+def tool_names(request: dict[str, Any]) -> set[str]:
+    """Every tool offered to the model; an MCP server's tools sit in a namespace named after it."""
+    names = set()
+    for tool in request["body"].get("tools") or []:
+        if tool.get("type") == "namespace":
+            names |= {f"{tool['name']}__{t['name']}" for t in tool.get("tools") or []}
+        else:
+            names.add(str(tool.get("name") or tool.get("type")))
+    return names
+
+
+async def test_browser_only_codex_is_offered_no_shell_and_cannot_read_the_pairing_secret(
+    fake_model: FakeOpenAI,
+) -> None:
+    async with chat_rig() as rig:
+        secret_file = Path(rig.daemon.home, "paired.json")
+        fake_model.scripts["steal"] = [
+            Use("exec_command", {"cmd": f"cat {secret_file}"}),
+            Use("mcp__tabpilot__snapshot", {}),
+            Say(["Done."]),
+        ]
+        configure(rig.daemon.home, "codex", str(REAL_CODEX))
+        rig.peer.handlers["tool.snapshot"] = answer_snapshot
+        cid = await rig.new_chat(agent="codex")
+        sent = await send(rig, cid, "Look [[script:steal]]")
+        await rig.event(cid, "turn_end", sent["seq"], timeout=60)
+        offered = tool_names(fake_model.requests[0])
+        assert "mcp__tabpilot__snapshot" in offered
+        assert {n for n in offered if not n.startswith("mcp__tabpilot__")} <= CODEX_INNOCUOUS, offered
+        pairing = secret_file.read_text()
+        assert len(pairing) > 20 and secret_file.exists()
+        assert all(pairing not in json.dumps(r) for r in fake_model.requests)
+        assert all('"secret"' not in json.dumps(r["body"].get("input")) for r in fake_model.requests), (
+            "the pairing file reached the model"
+        )
+
+
+async def test_workspace_codex_keeps_its_own_shell(fake_model: FakeOpenAI) -> None:
+    async with chat_rig() as rig:
+        folder = tempfile.mkdtemp(prefix="codex-ws-")
+        config = panel_config.load(rig.daemon.home)
+        workspace = config.add_workspace(folder, "ws")
+        panel_config.save(rig.daemon.home, config)
+        configure(rig.daemon.home, "codex", str(REAL_CODEX))
+        cid = await rig.new_chat(agent="codex", workspace=workspace.id)
+        sent = await send(rig, cid, "Hi [[script:again]]")
+        await rig.event(cid, "turn_end", sent["seq"], timeout=60)
+        assert "exec_command" in tool_names(fake_model.requests[0])

@@ -43,7 +43,17 @@ def test_agent_list_says_what_is_missing_and_set_makes_it_ready() -> None:
     )
     config = Path(home, "panel.json")
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
-    assert json.loads(config.read_text())["agents"]["claude"] == {"bin": binary, "model": "claude-sonnet-4-5"}
+    assert json.loads(config.read_text())["agents"]["claude"] == {
+        "bin": binary,
+        "model": "claude-sonnet-4-5",
+        "env": [],
+    }
+    # The agent's environment is an allow-list: the person names what else it gets.
+    chosen = json.loads(
+        run(home, "agent", "set", "claude", "--env", "CORP_CA", "--env", "HTTPS_PROXY", "--json").stdout
+    )
+    assert chosen["env"] == ["CORP_CA", "HTTPS_PROXY"] and chosen["bin"] == binary
+    assert "env: CORP_CA, HTTPS_PROXY" in run(home, "agent", "list").stdout
 
     broken = Path(home, "broken")
     broken.write_text("#!/bin/sh\nexit 3\n")
@@ -60,6 +70,8 @@ def test_bad_agent_input_is_one_error_line_and_a_hint() -> None:
         (("agent", "set", "sh"), "unknown agent 'sh'"),
         (("agent", "set", "claude", "--bin", "/nonexistent/claude"), "not an executable file"),
         (("agent", "set", "claude", "--model", "--yolo x"), "not a model name"),
+        (("agent", "set", "claude", "--env", "LD_PRELOAD"), "cannot be handed to the agent"),
+        (("agent", "set", "claude", "--env", "TABPILOT_RUN"), "cannot be handed to the agent"),
     ):
         result = run(home, *args)
         assert result.returncode == 1, result

@@ -234,9 +234,11 @@ def check(tp: Tabpilot, argv: list[str], code: int) -> None:
 
 
 def test_the_table_covers_every_verb() -> None:
+    from test_bad_input_shaping import CASES as SHAPING
+
     from tabpilot.cli.main import VERB_FAMILIES
 
-    cases = PARSING + REFUSED
+    cases = PARSING + REFUSED + SHAPING
     assert len(cases) >= 100
     used = {word for argv, _ in cases for word in argv if word in VERB_FAMILIES}
     assert used == set(VERB_FAMILIES), sorted(set(VERB_FAMILIES) - used)

@@ -62,6 +62,11 @@ def test_quick_latency_run_prints_a_table_and_writes_records(tmp_path: Path) -> 
         if record["baseline"] is not None:
             assert record["ratio"] > 0, record
     assert len(by_case["eval 1+1"]["samples"]) == 3
+    # The command shapes agents write, each beside its verb's plain shape, every one on the hot path.
+    assert "Command shapes as agents write them" in proc.stdout
+    shapes = {case: r for case, r in by_case.items() if case.startswith("shape: ")}
+    assert len(shapes) >= 9 and shapes["shape: --json eval 1"]["baseline"] == "shape: eval 1", sorted(shapes)
+    assert all(r["note"] and r["note"].startswith("fast path") for r in shapes.values()), shapes
     assert by_case["eval 1+1"]["baseline"] == "python -I -S -c pass"
 
     environment = data["environment"]

@@ -9,6 +9,7 @@ already checked).
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -90,7 +91,16 @@ def test_form_controls_and_refusals_print_alike(tp: Tabpilot, pages: PageServer)
     assert both(tp, "uncheck", gift).endswith("was already unchecked\n")
     refused = both(tp, "fill", home, "x")
     assert refused.startswith("error: ") and "hint: " in refused
+    both(tp, "click", home, "--timeout", "2s")
     # Shapes the hot path leaves to the full CLI answer alike too.
-    both(tp, "click", home, "--timeout", "2s", hot=False)
     both(tp, "click", "--snap", home, hot=False)
     both(tp, "wait", "--text", "Checkout", "--text", "x", hot=False)
+    # Global options before the verb, as the README, the skill and agents write them, take the hot path too.
+    tab = json.loads(tp.run("tab", "list", "--json").out)["tabs"][0]["tab_id"]
+    assert json.loads(both(tp, "--json", "eval", "1"))["value"] == 1
+    both(tp, "--no-boundaries", "snapshot", "-i")
+    both(tp, "--json", "find", "Checkout")
+    both(tp, "--tab", str(tab), "--timeout", "3s", "eval", "document.readyState", hot=False)
+    assert both(tp, "--tab", str(tab), "eval", "document.readyState", "--timeout", "3s") == '"complete"\n'
+    assert both(tp, "--browser", "nowhere", "eval", "1").startswith("error: no connected browser matches")
+    assert both(tp, "--tab", "999", "eval", "1").startswith("error: tab 999 is not one of session")

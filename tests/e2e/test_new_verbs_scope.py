@@ -1,6 +1,7 @@
 """Blocked sites and read scope hold for every verb of the agent kit: on a blocked site's page, and on a
 tab of the person's that was not borrowed, the network log, cookies, storage, state, emulation, PDF,
-annotated screenshots and snapshot diffs are all refused; a route cannot answer for a blocked site."""
+annotated screenshots, snapshot diffs and init scripts are all refused; neither a route nor the session's
+headers for it let a request reach a blocked site."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ VERBS = [
     ["storage", "local"],
     ["state", "save", "/tmp/tabpilot-never-written.json"],
     ["emulate", "--viewport", "390x844"],
+    ["emulate", "--user-agent", "Spoofed/1"],
+    ["init-script", "list"],
+    ["init-script", "remove"],
     ["pdf", "--out", "/tmp/tabpilot-never-written.pdf"],
     ["screenshot", "--annotate", "--out", "/tmp/tabpilot-never-written.png"],
     ["snapshot", "--diff"],
@@ -54,6 +58,15 @@ def test_a_blocked_sites_tab_takes_none_of_the_new_verbs(
     assert wait_until(lambda: json.loads(tp.run("eval", "window.got || null").out)) == "failed"
     assert not any("items.json" in r for r in other_site.requests)
     tp.run("network", "unroute")
+    # Nor can the session's headers for a blocked origin: the guard fails its requests before they are shaped.
+    tp.run("network", "headers", other_site.origin, "X-Api-Key: k")
+    tp.run(
+        "eval",
+        f"fetch({json.dumps(blocked_api)}, {{mode: 'no-cors'}}).then(() => window.shaped = 'sent', () => window.shaped = 'failed')",
+    )
+    assert wait_until(lambda: json.loads(tp.run("eval", "window.shaped || null").out)) == "failed"
+    assert not any("items.json" in r for r in other_site.requests)
+    tp.run("network", "headers", other_site.origin, "--clear")
 
 
 def test_a_persons_tab_is_out_of_scope_for_the_new_verbs(

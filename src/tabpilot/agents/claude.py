@@ -10,12 +10,34 @@ import json
 import re
 from typing import Any
 
+from tabpilot.agents.envseal import OwnEnv
 from tabpilot.agents.plans import Launch, Signal, TurnPlan, clip
 
 NAME = "claude"
 LABEL = "Claude Code"
 DEFAULT_BIN = "claude"
-KEEP_ENV = ("ANTHROPIC_", "CLAUDE_")
+# Claude Code's auth and settings: its prefixes, and the few switches it reads without one.
+KEEP_ENV = OwnEnv(
+    ("ANTHROPIC_", "CLAUDE_"),
+    frozenset(
+        {
+            "DISABLE_TELEMETRY",
+            "DISABLE_AUTOUPDATER",
+            "DISABLE_ERROR_REPORTING",
+            "DISABLE_BUG_COMMAND",
+            "DISABLE_COST_WARNINGS",
+            "DISABLE_NON_ESSENTIAL_MODEL_CALLS",
+            "MAX_THINKING_TOKENS",
+            "MAX_MCP_OUTPUT_TOKENS",
+            "MCP_TIMEOUT",
+            "MCP_TOOL_TIMEOUT",
+            "BASH_DEFAULT_TIMEOUT_MS",
+            "BASH_MAX_TIMEOUT_MS",
+            "BASH_MAX_OUTPUT_LENGTH",
+            "ENABLE_TOOL_SEARCH",
+        }
+    ),
+)
 # Screenshots go to the model as image blocks of the person's message.
 IMAGES = True
 MCP_TOOLS = "mcp__tabpilot"

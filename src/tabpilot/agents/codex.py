@@ -10,15 +10,34 @@ import json
 import re
 from typing import Any
 
+from tabpilot.agents.envseal import OwnEnv
 from tabpilot.agents.plans import Launch, Signal, TurnPlan, clip
 
 NAME = "codex"
 LABEL = "Codex"
 DEFAULT_BIN = "codex"
-KEEP_ENV = ("OPENAI_", "CODEX_")
+KEEP_ENV = OwnEnv(("OPENAI_", "CODEX_"))
 # `codex exec` takes images only as files on its command line: the panel's screenshots are refused.
 IMAGES = False
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Browser-only turns switch off every Codex tool that reaches past the browser: its shell (exec_command,
+# write_stdin; a read-only sandbox still reads every file), file and image reads, subagents (each with a
+# shell), the web and the person's connected apps. What is left is tabpilot's MCP tools.
+BROWSER_ONLY_OFF = (
+    "features.shell_tool=false",
+    "features.unified_exec=false",
+    "features.view_image=false",
+    "features.multi_agent=false",
+    "features.multi_agent_v2=false",
+    "features.goals=false",
+    "features.apps=false",
+    "features.plugins=false",
+    "features.computer_use=false",
+    "features.browser_use=false",
+    "features.browser_use_external=false",
+    "features.image_generation=false",
+    'web_search="disabled"',
+)
 
 
 def valid_session_id(value: str) -> bool:
@@ -60,6 +79,9 @@ def plan(turn: TurnPlan) -> Launch:
         "-c",
         f"developer_instructions={_toml(turn.preamble)}",
     ]
+    if turn.mode == "browser":
+        for setting in BROWSER_ONLY_OFF:
+            argv += ["-c", setting]
     if turn.model:
         argv.append(f"--model={turn.model}")
     if turn.resume_id:

@@ -13,6 +13,7 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tabpilot.agents.envseal import choosable
 from tabpilot.protocol import RpcError
 
 PANEL_FILE = "panel.json"
@@ -23,6 +24,8 @@ WORKSPACE_ID = re.compile(r"^ws-[a-z0-9-]{1,40}$")
 class AgentSetting:
     bin: str | None = None
     model: str | None = None
+    # Names of the person's environment variables this agent also gets (its env is an allow-list).
+    env: tuple[str, ...] = ()
 
 
 @dataclass
@@ -77,7 +80,10 @@ class PanelConfig:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "agents": {name: asdict(setting) for name, setting in sorted(self.agents.items())},
+            "agents": {
+                name: {**asdict(setting), "env": list(setting.env)}
+                for name, setting in sorted(self.agents.items())
+            },
             "workspaces": [asdict(w) for w in self.workspaces],
         }
 
@@ -109,7 +115,7 @@ def load(home: str) -> PanelConfig:
             hint="fix or remove it, then set agents again with `tabpilot panel agent set`",
         ) from None
     agents = {
-        str(name): AgentSetting(bin=value.get("bin"), model=value.get("model"))
+        str(name): AgentSetting(bin=value.get("bin"), model=value.get("model"), env=_names(value.get("env")))
         for name, value in (raw.get("agents") or {}).items()
         if isinstance(value, dict)
     }
@@ -119,6 +125,10 @@ def load(home: str) -> PanelConfig:
         if isinstance(w, dict) and WORKSPACE_ID.match(str(w.get("id", ""))) and w.get("path")
     ]
     return PanelConfig(agents, workspaces)
+
+
+def _names(raw: Any) -> tuple[str, ...]:
+    return tuple(n for n in raw if isinstance(n, str) and choosable(n)) if isinstance(raw, list) else ()
 
 
 def save(home: str, config: PanelConfig) -> None:

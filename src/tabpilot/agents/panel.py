@@ -25,7 +25,7 @@ from typing import Any
 
 from tabpilot import protocol
 from tabpilot.agents import config as panel_config
-from tabpilot.agents import envseal, registry, vet
+from tabpilot.agents import envseal, reach, registry, vet
 from tabpilot.agents.plans import Launch, McpServer, Signal, TurnPlan, clip
 from tabpilot.agents.runner import AgentProcess, group_alive
 from tabpilot.agents.store import LIST_LIMIT, TITLE_CHARS, Conversation, ConversationStore, Meta
@@ -176,6 +176,10 @@ class ChatService:
         return bool(self.turns)
 
     # ----- what the daemon asks -------------------------------------------------------------
+
+    def live(self, session_id: str) -> bool:
+        """Is a turn of the conversation behind this panel session running (or starting)?"""
+        return any(t.conversation.meta.session_id == session_id for t in self.turns.values())
 
     def authorize(self, session_id: str, run_token: Any) -> Turn:
         """The live turn a panel session's call belongs to; ``session_inactive`` for anything else."""
@@ -441,24 +445,27 @@ class ChatService:
         if not first and not adapter.valid_session_id(str(meta.agent_session_id)):
             raise vet.refuse("the stored conversation id of the agent is malformed")
         assert readiness.bin is not None
+        setting = config.agent(meta.agent)
         launch = adapter.plan(
             TurnPlan(
                 bin=readiness.bin,
                 text=text,
                 cwd=meta.cwd,
                 mode="browser" if meta.workspace is None else "workspace",
-                env=self._agent_env(adapter, meta, run_token),
+                env=self._agent_env(adapter, meta, run_token, setting.env),
                 mcp=McpServer(
-                    tabpilot_command(), ["mcp", "--session", meta.session_id], self._mcp_env(run_token)
+                    tabpilot_command(),
+                    ["mcp", "--session", meta.session_id],
+                    self._mcp_env(run_token, os.path.join(conversation.folder, "files")),
                 ),
                 preamble=PREAMBLE,
                 resume_id=meta.agent_session_id,
                 new_session_id=new_session_id,
-                model=config.agent(meta.agent).model,
+                model=setting.model,
                 images=images,
             )
         )
-        vet.vet(meta.agent, launch, readiness.bin, allowed, session_for_vet)
+        vet.vet(meta.agent, launch, readiness.bin, allowed, session_for_vet, setting.env)
         turn = Turn(turn_id, conversation, adapter, run_token, launch)
         self.turns[meta.conversation_id] = turn
         meta.browser = browser_id
@@ -597,8 +604,10 @@ class ChatService:
             )
         return readiness
 
-    def _agent_env(self, adapter: ModuleType, meta: Meta, run_token: str) -> dict[str, str]:
-        env = envseal.seal(dict(os.environ), adapter.KEEP_ENV)
+    def _agent_env(
+        self, adapter: ModuleType, meta: Meta, run_token: str, chosen: tuple[str, ...]
+    ) -> dict[str, str]:
+        env = envseal.seal(dict(os.environ), adapter.KEEP_ENV, chosen)
         env["TABPILOT_HOME"] = self.home
         if os.environ.get("TABPILOT_PORT"):
             env["TABPILOT_PORT"] = os.environ["TABPILOT_PORT"]
@@ -608,8 +617,8 @@ class ChatService:
             env["TABPILOT_SESSION"] = meta.session_id
         return env
 
-    def _mcp_env(self, run_token: str) -> dict[str, str]:
-        env = {"TABPILOT_HOME": self.home, "TABPILOT_RUN": run_token}
+    def _mcp_env(self, run_token: str, files: str) -> dict[str, str]:
+        env = {"TABPILOT_HOME": self.home, "TABPILOT_RUN": run_token, reach.FILES_ENV: files}
         if os.environ.get("TABPILOT_PORT"):
             env["TABPILOT_PORT"] = os.environ["TABPILOT_PORT"]
         return env

@@ -22,6 +22,15 @@ FORBIDDEN_FLAGS = (
     "plugin-dir",
 )
 FORBIDDEN_VALUES = ("bypasspermissions", "danger-full-access")
+CODEX_CONFIG_KEYS = (
+    "mcp_servers.tabpilot.command",
+    "mcp_servers.tabpilot.args",
+    "mcp_servers.tabpilot.env_vars",
+    "mcp_servers.tabpilot.default_tools_approval_mode",
+    "mcp_servers.tabpilot.required",
+    "approval_policy",
+    "developer_instructions",
+)
 
 
 def refuse(why: str) -> RpcError:
@@ -34,7 +43,12 @@ def refuse(why: str) -> RpcError:
 
 
 def vet(
-    agent: str, launch: Launch, expected_bin: str, allowed_cwds: Iterable[str], session_id: str | None
+    agent: str,
+    launch: Launch,
+    expected_bin: str,
+    allowed_cwds: Iterable[str],
+    session_id: str | None,
+    chosen_env: Iterable[str] = (),
 ) -> None:
     """Raise ``agent_unsafe`` unless ``launch`` is one tabpilot itself would build for ``agent``."""
     argv = launch.argv
@@ -53,9 +67,9 @@ def vet(
     adapter = claude if agent == claude.NAME else codex if agent == codex.NAME else None
     if adapter is None:
         raise refuse(f"unknown agent {agent!r}")
-    leaked = envseal.unsealed(launch.env, adapter.KEEP_ENV)
+    leaked = envseal.unsealed(launch.env, adapter.KEEP_ENV, chosen_env)
     if leaked:
-        raise refuse(f"the environment carries {', '.join(leaked)}")
+        raise refuse(f"the environment carries {', '.join(leaked)}, which is not on its allow-list")
     if agent == claude.NAME:
         _vet_claude(argv, launch.mode, session_id)
     else:
@@ -105,18 +119,21 @@ def _vet_codex(argv: list[str], mode: str, session_id: str | None) -> None:
         value = argv[at + 1] if at + 1 < len(argv) else ""
         if not codex.valid_session_id(value) or value != session_id or at + 2 != len(argv) - 1:
             raise refuse("resume carries an id that is not this conversation's")
+    if any(
+        a.startswith(("--enable", "--disable", "--config")) or (a.startswith("-c") and a != "-c")
+        for a in argv
+    ):
+        raise refuse("configuration is given only as -c KEY=VALUE, features only switched off")
     configs = [argv[i + 1] for i, a in enumerate(argv) if a == "-c" and i + 1 < len(argv)]
     for value in configs:
-        key = value.split("=", 1)[0].strip()
-        if key not in (
-            "mcp_servers.tabpilot.command",
-            "mcp_servers.tabpilot.args",
-            "mcp_servers.tabpilot.env_vars",
-            "mcp_servers.tabpilot.default_tools_approval_mode",
-            "mcp_servers.tabpilot.required",
-            "approval_policy",
-            "developer_instructions",
-        ):
+        key, _, setting = (part.strip() for part in value.partition("="))
+        if value in codex.BROWSER_ONLY_OFF:
+            continue
+        if key not in CODEX_CONFIG_KEYS:
             raise refuse(f"-c {key} is not allowed")
-        if key == "approval_policy" and value.split("=", 1)[1].strip() != '"never"':
+        if key == "approval_policy" and setting != '"never"':
             raise refuse("approval_policy must be never")
+    if mode == "browser":
+        missing = [s for s in codex.BROWSER_ONLY_OFF if s not in configs]
+        if missing:
+            raise refuse(f"browser-only mode switches off Codex's own tools ({missing[0]} missing)")

@@ -10,6 +10,7 @@ from tabpilot import paths
 from tabpilot.cli import client
 from tabpilot.cli.context import Context, parse_duration
 from tabpilot.cli.render import quoted
+from tabpilot.cli.values import WebOrigin
 from tabpilot.protocol import RpcError
 
 # typing is for checkers only (see tabpilot/protocol.py).
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 LAUNCH_TIMEOUT_S = 30.0
+# How long a running managed browser's extension has to show up before it counts as lost.
+REJOIN_TIMEOUT_S = 10.0
+PROXY_SCHEMES = ("http", "https", "socks4", "socks5")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -30,7 +34,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="start a managed Chromium with the extension, paired automatically",
         description="Start a Chromium-family browser with the tabpilot extension on a managed profile "
         "under $TABPILOT_HOME/browser/, paired with this daemon; returns once the extension is connected. "
-        "Headless when there is no display.",
+        "Headless when there is no display. A managed browser that runs but whose extension does not "
+        "connect within 10 s is stopped and started again (it says so).",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--headed", action="store_true", help="show a window even without $DISPLAY detection")
@@ -41,6 +46,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--timeout",
         type=parse_duration,
         help=f"wait this long for the extension (default {LAUNCH_TIMEOUT_S:g}s)",
+    )
+    p.add_argument(
+        "--proxy",
+        type=WebOrigin(PROXY_SCHEMES),
+        metavar="URL",
+        help="send the browser's traffic through this proxy, e.g. http://proxy.example:3128 or socks5://127.0.0.1:1080 "
+        "(loopback addresses stay direct)",
+    )
+    p.add_argument(
+        "--ignore-https-errors",
+        action="store_true",
+        help="accept any TLS certificate (self-signed test servers); only for a managed browser you test with",
     )
     p.set_defaults(handler=cmd_browser_launch)
     p = verbs.add_parser(
@@ -96,18 +113,43 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     args = ctx.args
     home = paths.ensure_home()
     started = time.monotonic()
+    network = launcher.NetworkOptions(
+        getattr(args, "proxy", None), bool(getattr(args, "ignore_https_errors", False))
+    )
     previous = launcher.read_state(home)
+    lost: int | None = None
     if previous is not None and launcher.is_alive(previous):
-        record = client.call(
-            "browser.wait", {"launch_token": previous.launch_token, "timeout_ms": 10000}, timeout_s=10.0
-        )
-        return {
-            **record,
-            "pid": previous.pid,
-            "headless": previous.headless,
-            "already_running": True,
-            "seconds": round(time.monotonic() - started, 2),
-        }
+        running = launcher.NetworkOptions(previous.proxy, previous.ignore_https_errors)
+        asked = network != launcher.NetworkOptions()
+        try:
+            record = client.call(
+                "browser.wait",
+                {"launch_token": previous.launch_token, "timeout_ms": int(REJOIN_TIMEOUT_S * 1000)},
+                timeout_s=REJOIN_TIMEOUT_S,
+            )
+        except RpcError as err:
+            if err.code != "timeout":
+                raise
+            # Alive without its extension (the daemon moved, the worker is gone): waiting again changes
+            # nothing, a fresh start does, with the options asked for now or else the ones it had.
+            lost = previous.pid
+            network = network if asked else running
+            if not getattr(args, "headed", False) and not getattr(args, "headless", False):
+                headless = previous.headless if headless is None else headless
+        else:
+            if asked and running != network:
+                raise RpcError(
+                    "invalid_params",
+                    f"the managed browser (pid {previous.pid}) is running with other network options",
+                    hint="stop it first (`tabpilot browser stop`), then launch it with the options you need",
+                )
+            return {
+                **record,
+                "pid": previous.pid,
+                "headless": previous.headless,
+                "already_running": True,
+                "seconds": round(time.monotonic() - started, 2),
+            }
     launcher.stop(home)  # forget a stale record
     executable = launcher.find_browser(getattr(args, "executable", None))
     if launcher.is_branded_chrome(executable):
@@ -137,9 +179,20 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
     )
     launcher.set_download_folder(profile, paths.downloads_dir(home))
     log_path = os.path.join(paths.log_dir(home), "browser.log")
-    process = launcher.spawn(launcher.browser_argv(executable, extension_dir, profile, headless), log_path)
+    argv = launcher.browser_argv(executable, extension_dir, profile, headless, network)
+    process = launcher.spawn(argv, log_path)
     launcher.write_state(
-        home, launcher.ManagedBrowser(process.pid, executable, profile, headless, token, time.time())
+        home,
+        launcher.ManagedBrowser(
+            process.pid,
+            executable,
+            profile,
+            headless,
+            token,
+            time.time(),
+            network.proxy,
+            network.ignore_https_errors,
+        ),
     )
     deadline = time.monotonic() + ctx.timeout_s(LAUNCH_TIMEOUT_S)
     while True:
@@ -171,6 +224,9 @@ def launch_managed_browser(ctx: Context, headless: bool | None = None) -> dict[s
         "executable": executable,
         "profile": profile,
         "already_running": False,
+        "restarted_lost_pid": lost,
+        "proxy": network.proxy,
+        "ignore_https_errors": network.ignore_https_errors,
         "seconds": round(time.monotonic() - started, 2),
     }
 
@@ -181,10 +237,18 @@ def cmd_browser_launch(args: argparse.Namespace, ctx: Context) -> int:
         text = f"managed browser already running (pid {result['pid']}): {describe_browser(result)}"
     else:
         mode = "headless" if result["headless"] else "headed"
+        extras = f", proxy {result['proxy']}" if result.get("proxy") else ""
+        if result.get("ignore_https_errors"):
+            extras += ", any certificate accepted"
         text = (
             f"browser {result['instance_id']} connected in {result['seconds']} s ({result['browser']} "
-            f"{result['browser_version']}, {mode}, pid {result['pid']})"
+            f"{result['browser_version']}, {mode}, pid {result['pid']}{extras})"
         )
+        if result.get("restarted_lost_pid"):
+            text = (
+                f"the managed browser (pid {result['restarted_lost_pid']}) was running without its "
+                f"extension connected: restarted it\n{text}"
+            )
     return ctx.emit(result, text)
 
 

@@ -2,11 +2,12 @@
 
 Agents run ``tabpilot`` once per action, so start-up is most of a command's cost: argparse, ``re`` and
 ``os`` take longer than the click itself. This module understands a strict subset of what the full
-CLI (``tabpilot.cli.main``) accepts: the verb first, then its positionals in one run, options before or
-after them spelled out in full, values that cannot be mistaken for options, refs as ``@eN``. Anything
-else — another verb, ``-h``, an abbreviation, ``--``, ``--opt=value``, options before the verb, a
-duration, a number, a CSS selector, an empty value, a daemon not running yet — goes to the full CLI in
-the same process, before anything was sent. Both print through the same renderer
+CLI (``tabpilot.cli.main``) accepts: the global options (``--json``, ``--session``, ``--browser``,
+``--tab``, ``--no-boundaries``) before the verb or among its options, then the verb's positionals in one
+run, options before or after them spelled out in full, values that cannot be mistaken for options, refs
+as ``@eN``, durations as plain numbers with ``ms``/``s``/``m``/``h``. Anything else — another verb,
+``-h``, an abbreviation, ``--``, ``--opt=value``, an option given twice, a CSS selector, an empty value,
+a daemon not running yet — goes to the full CLI in the same process, before anything was sent. Both print through the same renderer
 (``tabpilot.cli.outcomes``, ``tabpilot.cli.render``), and ``tests/unit/test_fast_cli.py`` checks them
 against each other, argv shape by argv shape.
 
@@ -29,11 +30,18 @@ WAIT_UNTIL = ("commit", "domcontentloaded", "load", "networkidle")
 LOAD_STATES = ("domcontentloaded", "load", "networkidle")
 BUTTONS = ("left", "right", "middle")
 
-# Kinds of values: a ref, a free text, a session name, or one of a few words.
-REF, TEXT, NAME = "ref", "text", "name"
+# Kinds of values: a ref, a free text, a session or browser name, a tab id, a duration, or one of a few words.
+REF, TEXT, NAME, TAB, DURATION = "ref", "text", "name", "tab", "duration"
 FLAG = None
-GLOBAL_OPTIONS = {"--json": FLAG, "--session": NAME, "--no-boundaries": FLAG}
+# The full CLI takes these before the verb or after it (cli/main.py, _common_options).
+GLOBAL_OPTIONS = {"--json": FLAG, "--session": NAME, "--browser": NAME, "--tab": TAB, "--no-boundaries": FLAG}
+# Every verb of the hot path takes --timeout.
+VERB_OPTIONS = {"--timeout": DURATION}
 AFTER_OPTIONS = {"--snapshot": FLAG, "--diff": FLAG}
+# The full CLI's bounds (cli/values.py: MAX_TAB_ID, MAX_DURATION_S) and its duration suffixes, in its order.
+MAX_TAB_ID = 2**31 - 1
+MAX_DURATION_S = 3600.0
+DURATION_SUFFIXES = (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0))
 
 
 def _is_ref(word: str) -> bool:
@@ -51,6 +59,28 @@ def _is_name(word: str) -> bool:
     )
 
 
+def _tab(word: str) -> object:
+    """A tab id as the full CLI reads it, when it is written plainly (digits, no leading zero)."""
+    if not (word.isascii() and word.isdigit()) or word[0] == "0":
+        return None
+    value = int(word)
+    return value if value <= MAX_TAB_ID else None
+
+
+def _duration(word: str) -> object:
+    """Seconds, computed as the full CLI's Duration does, for a plain ``12``, ``1.5s``, ``500ms``, ``2m``."""
+    number, scale = word, 1.0
+    for suffix, factor in DURATION_SUFFIXES:
+        if word.endswith(suffix):
+            number, scale = word[: -len(suffix)], factor
+            break
+    digits = number.replace(".", "", 1)
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    value = float(number) * scale
+    return value if value <= MAX_DURATION_S else None
+
+
 def _value_ok(kind: object, word: str) -> bool:
     if not word or word[0] == "-":
         return False
@@ -60,6 +90,10 @@ def _value_ok(kind: object, word: str) -> bool:
         return _is_name(word)
     if kind == TEXT:
         return True
+    if kind == TAB:
+        return _tab(word) is not None
+    if kind == DURATION:
+        return _duration(word) is not None
     return isinstance(kind, tuple) and word in kind
 
 
@@ -72,6 +106,7 @@ class Plan:
         self.timeout_s = timeout_s
         self.text = text
         self.session: object = None
+        self.browser: object = None
         self.as_json = False
         self.boundaries = True
 
@@ -251,44 +286,57 @@ VERBS: dict = {
 }
 
 
+def _option(options: dict, words: list, i: int, given: dict) -> int:
+    """Take the option at ``words[i]`` into ``given``; the index after it, or -1 when it is not plain."""
+    word = words[i]
+    if word not in options or word in given:
+        return -1
+    kind = options[word]
+    if kind is FLAG:
+        given[word] = True
+        return i + 1
+    if i + 1 == len(words) or not _value_ok(kind, words[i + 1]):
+        return -1
+    given[word] = words[i + 1]
+    return i + 2
+
+
 def plan(words: list) -> Plan | None:
     """The call for ``words`` when the hot path understands them fully, else None."""
-    if not words or words[0] not in VERBS:
-        return None
-    kinds, open_ended, verb_options, build = VERBS[words[0]]
-    options = {**GLOBAL_OPTIONS, **verb_options}
     given: dict = {}
+    start = 0
+    while start < len(words) and words[start][:1] == "-":
+        start = _option(GLOBAL_OPTIONS, words, start, given)
+        if start < 0:
+            return None
+    if start == len(words) or words[start] not in VERBS:
+        return None
+    kinds, open_ended, verb_options, build = VERBS[words[start]]
+    options = {**GLOBAL_OPTIONS, **VERB_OPTIONS, **verb_options}
     positionals: list = []
     # 0: before the positionals, 1: among them, 2: after them (another positional then is refused).
     state = 0
-    rest = words[1:]
+    rest = words[start + 1 :]
     i = 0
     while i < len(rest):
         word = rest[i]
         if word[:1] == "-":
-            if word not in options or word in given:
+            i = _option(options, rest, i, given)
+            if i < 0:
                 return None
-            kind = options[word]
-            if kind is FLAG:
-                given[word] = True
-            else:
-                i += 1
-                if i == len(rest) or not _value_ok(kind, rest[i]):
-                    return None
-                given[word] = rest[i]
             state = 2 if state else 0
-        else:
-            if state == 2:
-                return None
-            state = 1
-            positionals.append(word)
+            continue
+        if state == 2:
+            return None
+        state = 1
+        positionals.append(word)
         i += 1
     if len(positionals) < len(kinds) or (len(positionals) > len(kinds) and not open_ended):
         return None
     for index, word in enumerate(positionals):
         if not _value_ok(kinds[min(index, len(kinds) - 1)], word):
             return None
-    if words[0] == "wait" and sum(option in given for option in WAIT_CONDITIONS) != 1:
+    if words[start] == "wait" and sum(option in given for option in WAIT_CONDITIONS) != 1:
         return None
     try:
         call = build(positionals, given)
@@ -296,7 +344,12 @@ def plan(words: list) -> Plan | None:
         return None
     call.as_json = "--json" in given
     call.session = given.get("--session")
+    call.browser = given.get("--browser")
     call.boundaries = "--no-boundaries" not in given
+    if "--timeout" in given:
+        call.timeout_s = _duration(given["--timeout"])
+    if "--tab" in given:
+        call.params["tab_id"] = _tab(given["--tab"])
     return call
 
 
@@ -328,12 +381,12 @@ def _plain(path: bytes) -> bool:
     )
 
 
-def _session(call: Plan) -> tuple[bool, object]:
-    """(understood, the session name): the option, else $TABPILOT_SESSION when it is a plain name."""
-    if call.session is not None:
-        return True, call.session
-    raw = _environ(b"TABPILOT_SESSION")
-    if raw is None:
+def _named(given: object, variable: bytes) -> tuple[bool, object]:
+    """(understood, the name): the option, else the variable when it is a plain name (empty: none)."""
+    if given is not None:
+        return True, given
+    raw = _environ(variable)
+    if not raw:
         return True, None
     name = raw.decode("ascii", "replace")
     return _is_name(name), name
@@ -355,9 +408,9 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
         return 0
     call = plan(words)
     path = socket_path() if call is not None else None
-    known, session = _session(call) if call is not None else (False, None)
-    # The browser option and variable go to the full CLI, which checks them.
-    if call is not None and path is not None and known and _environ(b"TABPILOT_BROWSER") is None:
+    known, session = _named(call.session, b"TABPILOT_SESSION") if call is not None else (False, None)
+    known_browser, browser = _named(call.browser, b"TABPILOT_BROWSER") if call is not None else (False, None)
+    if call is not None and path is not None and known and known_browser:
         try:
             sock = client.open_socket(path)
         except OSError:
@@ -366,7 +419,7 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
         if sock is not None:
             params = dict(call.params)
             params["timeout_ms"] = int(call.timeout_s * 1000)
-            request = client.frame(call.method, params, session, None)
+            request = client.frame(call.method, params, session, browser)
 
             raw = _environ(b"TABPILOT_BOUNDARIES")
             boundaries = call.boundaries and not render.boundaries_off(

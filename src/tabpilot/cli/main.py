@@ -154,6 +154,7 @@ VERB_FAMILIES = {
     "storage": "storage_commands",
     "state": "storage_commands",
     "emulate": "emulate_commands",
+    "init-script": "init_script_commands",
     "pdf": "pdf_commands",
     "panel": "panel_commands",
 }
@@ -166,6 +167,7 @@ FAMILY_ORDER = (
     "network_commands",
     "storage_commands",
     "emulate_commands",
+    "init_script_commands",
     "pdf_commands",
     "session_commands",
     "browser_commands",

@@ -25,7 +25,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the same daemon as the CLI. The client gets its own session unless --session (or TABPILOT_SESSION) "
         "names one. Page text in tool results is fenced as on the command line (--no-boundaries drops it). "
         "Example client config: command `tabpilot`, args [`mcp`]. The network, cookies/storage/state, "
-        "emulate, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
+        "emulate/init-script, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
     )
     p.add_argument(
         "--caps",

@@ -7,8 +7,9 @@ import argparse
 import json
 import os
 
+from tabpilot.cli import shaping_commands
 from tabpilot.cli.context import Context
-from tabpilot.cli.render import fence
+from tabpilot.cli.render import counted, fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
 
@@ -28,7 +29,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     network = sub.add_parser(
         "network",
         parents=[common],
-        help="the current tab's requests, their bodies, routes that mock or abort them, HAR export",
+        help="the current tab's requests, their bodies, routes that mock or abort them, HAR export, "
+        "extra headers and credentials per origin",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="""\
 Requests are recorded from the moment tabpilot first touches a tab (reload to see a page's first ones).
@@ -40,9 +42,15 @@ Authorization, Cookie and Set-Cookie values are hidden unless --show-secrets.
   tabpilot network route ads.example --abort      matching requests fail (a pattern without * matches
                                                   URLs that contain it; * is any run, ? one character)
   tabpilot network unroute                        remove the session's routes (all, or one PATTERN)
-  tabpilot network har --out run.har              what was recorded, as a HAR 1.2 file""",
+  tabpilot network har --out run.har              what was recorded, as a HAR 1.2 file
+  tabpilot network headers https://api.example.com 'X-Api-Key: abc'
+                                                  every request to that origin carries the header
+  tabpilot network credentials https://intranet.example.com alice:s3cret
+                                                  HTTP basic credentials for that origin only""",
     )
-    verbs = network.add_subparsers(dest="network_verb", metavar="{requests,request,route,unroute,har}")
+    verbs = network.add_subparsers(
+        dest="network_verb", metavar="{requests,request,route,unroute,har,headers,credentials}"
+    )
     verbs.required = True
 
     p = verbs.add_parser("requests", parents=[common], help="list the current tab's requests")
@@ -89,6 +97,7 @@ Authorization, Cookie and Set-Cookie values are hidden unless --show-secrets.
     p.add_argument("--out", metavar="FILE", required=True, help="where to write the HAR")
     p.add_argument("--show-secrets", action="store_true", help="keep Authorization/Cookie/Set-Cookie values")
     p.set_defaults(handler=cmd_har)
+    shaping_commands.register_verbs(verbs, common)
 
 
 def _size(n: Any) -> str:
@@ -215,7 +224,8 @@ def cmd_route(args: argparse.Namespace, ctx: Context) -> int:
     else:
         what = f"{args.status} with {len(args.body.encode()):,} bytes"
     return ctx.emit(
-        result, f"routed {args.pattern} → {what} ({len(result.get('routes', []))} routes in this session)"
+        result,
+        f"routed {args.pattern} → {what} ({counted(len(result.get('routes', [])), 'route')} in this session)",
     )
 
 
@@ -223,9 +233,7 @@ def cmd_unroute(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {"pattern": args.pattern} if args.pattern else {}
     result = ctx.tool("tool.network_unroute", params)
     n = result.get("removed", 0)
-    return ctx.emit(
-        result, f"removed {n} route{'' if n == 1 else 's'} ({len(result.get('routes', []))} left)"
-    )
+    return ctx.emit(result, f"removed {counted(n, 'route')} ({len(result.get('routes', []))} left)")
 
 
 def _har_headers(headers: dict[str, str]) -> list[dict[str, str]]:
@@ -298,4 +306,4 @@ def cmd_har(args: argparse.Namespace, ctx: Context) -> int:
     with open(out, "w", encoding="utf-8") as handle:
         json.dump(har_of(entries), handle, ensure_ascii=False)
     result.update(path=out, requests=len(entries))
-    return ctx.emit(result, f"{out}\n{len(entries)} requests of {result.get('url', 'the tab')}")
+    return ctx.emit(result, f"{out}\n{counted(len(entries), 'request')} of {result.get('url', 'the tab')}")

@@ -42,7 +42,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("name", metavar="NAME", help="claude or codex")
     p.add_argument("--bin", metavar="PATH", help="the agent's executable (default: found on PATH)")
     p.add_argument("--model", metavar="MODEL", help="the model the agent should use (default: its own)")
-    p.add_argument("--reset", action="store_true", help="forget the binary and model set before")
+    p.add_argument(
+        "--env",
+        metavar="VAR",
+        action="append",
+        help="also hand the agent this variable of your environment (repeatable); it gets only PATH, HOME, "
+        "locale, terminal, its own ANTHROPIC_*/CLAUDE_* or OPENAI_*/CODEX_* and what you name here",
+    )
+    p.add_argument("--reset", action="store_true", help="forget the binary, model and variables set before")
     p.set_defaults(handler=cmd_agent_set)
 
     workspace = families.add_parser(
@@ -72,6 +79,8 @@ def _line(item: dict[str, Any]) -> str:
     line = f"{item['id']:<7} {state:<14} {item.get('version') or '-'}"
     if item.get("bin"):
         line += f"  {item['bin']}"
+    if item.get("env"):
+        line += f"  env: {', '.join(item['env'])}"
     if item.get("reason"):
         line += f"\n        {item['reason']}"
     if item.get("hint"):
@@ -86,7 +95,10 @@ def cmd_agent_list(args: argparse.Namespace, ctx: Context) -> int:
     agents = []
     for name in registry.ADAPTERS:
         readiness = registry.probe(name, settings)
-        agents.append({**readiness.to_json(), "bin": readiness.bin, "model": settings.agent(name).model})
+        setting = settings.agent(name)
+        agents.append(
+            {**readiness.to_json(), "bin": readiness.bin, "model": setting.model, "env": list(setting.env)}
+        )
     return ctx.emit({"agents": agents}, "\n".join(_line(a) for a in agents))
 
 
@@ -111,10 +123,20 @@ def cmd_agent_set(args: argparse.Namespace, ctx: Context) -> int:
         setting.bin = path
     if args.model is not None:
         setting.model = args.model
+    for name in args.env or ():
+        if not config.choosable(name):
+            raise RpcError(
+                "invalid_params",
+                f"{name!r} cannot be handed to the agent",
+                hint="name an environment variable (letters, digits, _), not TABPILOT_*, LD_PRELOAD, "
+                "NODE_OPTIONS or CLAUDECODE",
+            )
+        if name not in setting.env:
+            setting.env = (*setting.env, name)
     settings.agents[args.name] = setting
     config.save(home, settings)
     readiness = registry.probe(args.name, settings)
-    result = {**readiness.to_json(), "bin": readiness.bin, "model": setting.model}
+    result = {**readiness.to_json(), "bin": readiness.bin, "model": setting.model, "env": list(setting.env)}
     return ctx.emit(result, _line(result))
 
 

@@ -134,6 +134,11 @@ def status_suffix(status: Any) -> str:
     return f" ({status})" if isinstance(status, int) else ""
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``1 route``, ``2 routes``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def quoted(text: Any, limit: int = 80) -> str:
     value = str(text or "")
     if len(value) > limit:

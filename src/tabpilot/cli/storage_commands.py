@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tabpilot.cli.render import fence
+from tabpilot.cli.render import counted, fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
 
@@ -166,7 +166,8 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
             path=path, cookies=len(state["cookies"]), origins=[o["origin"] for o in state["origins"]]
         )
         return ctx.emit(
-            result, f"{path}\n{result['cookies']} cookies, localStorage of {len(state['origins'])} origins"
+            result,
+            f"{path}\n{counted(result['cookies'], 'cookie')}, localStorage of {counted(len(state['origins']), 'origin')}",
         )
     try:
         with open(path, encoding="utf-8") as handle:
@@ -183,7 +184,11 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
         ) from None
     result = ctx.tool("tool.state_load", {"state": state})
     skipped = result.get("skipped_origins") or []
-    line = f"loaded {result.get('cookies', 0)} cookies and localStorage of {len(result.get('origins', []))} origins"
+    cookies, origins = (
+        counted(result.get("cookies", 0), "cookie"),
+        counted(len(result.get("origins", [])), "origin"),
+    )
+    line = f"loaded {cookies} and localStorage of {origins}"
     if skipped:
         line += f" (not open in this session, skipped: {', '.join(skipped)})"
     return ctx.emit(result, line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 # Waits and timeouts longer than an hour are typos (or `inf`), never a plan.
 MAX_DURATION_S = 3600.0
@@ -161,3 +162,74 @@ class Target:
 parse_duration = Duration()
 tab_id = TabId()
 target = Target()
+
+
+class OneLine:
+    """Non-empty text of one line, at most ``limit`` characters (a user agent, a header's value)."""
+
+    json_type = "string"
+
+    def __init__(self, limit: int, what: str = "text") -> None:
+        self.limit = limit
+        self.what = what
+        self.__name__ = what
+
+    def __call__(self, text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"the {self.what} is empty")
+        if "\n" in text or "\r" in text or "\0" in text:
+            raise argparse.ArgumentTypeError(f"the {self.what} must be one line")
+        if len(text) > self.limit:
+            raise argparse.ArgumentTypeError(f"the {self.what} is longer than {self.limit} characters")
+        return text
+
+
+# RFC 9110's token: what a header's name may be made of.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+class Header:
+    """``Name: value`` → (name, value); a name the browser sets itself (Host, Cookie…) is refused."""
+
+    json_type = "string"
+    # The browser owns these: a page's request that carried ours would not be the request it makes.
+    RESERVED = frozenset({"host", "content-length", "cookie", "connection", "transfer-encoding", "origin"})
+
+    def __init__(self) -> None:
+        self.__name__ = "header"
+
+    def __call__(self, text: str) -> tuple[str, str]:
+        name, sep, value = text.partition(":")
+        name, value = name.strip(), value.strip()
+        if not sep or not _TOKEN.fullmatch(name):
+            raise argparse.ArgumentTypeError(f"{text!r} is not 'Name: value' (e.g. 'X-Api-Key: abc')")
+        if name.lower() in self.RESERVED:
+            raise argparse.ArgumentTypeError(f"{name} is set by the browser itself")
+        return name, OneLine(8192, "header value")(value or " ").strip()
+
+
+class WebOrigin:
+    """``https://example.com`` (a path is dropped) → the origin, as the browser writes it."""
+
+    json_type = "string"
+
+    def __init__(self, schemes: tuple[str, ...] = ("http", "https")) -> None:
+        self.schemes = schemes
+        self.__name__ = "origin"
+
+    def __call__(self, text: str) -> str:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(text.strip())
+            port = parts.port
+        except ValueError:
+            parts, port = None, None
+        if parts is None or parts.scheme not in self.schemes or not parts.hostname:
+            shown = " or ".join(f"{s}://" for s in self.schemes)
+            raise argparse.ArgumentTypeError(f"{text!r} is not an origin ({shown}host[:port])")
+        if parts.username is not None:
+            raise argparse.ArgumentTypeError(f"{text!r}: give it without user:password@")
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        default = {"http": 80, "https": 443}.get(parts.scheme)
+        return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")

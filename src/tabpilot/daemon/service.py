@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tabpilot import __version__, paths, protocol
+from tabpilot.agents import reach
 from tabpilot.agents.panel import SESSION_READY_S, ChatService
 from tabpilot.agents.store import Meta
 from tabpilot.daemon import uploads
@@ -144,7 +145,17 @@ class Daemon:
         for session in self.sessions.of_browser(browser.instance_id):
             if session.session_id not in listed and session.offline_since is not None:
                 self._forget_session(session, "its Agent Window is gone after the browser reconnected")
+        # A panel session the browser holds with no live turn was left claimed by a daemon that died
+        # mid-turn: released, or the person's tab stays bound to it for every new chat.
+        for session_id in set(hello.session_ids) - listed:
+            if not self.chats.live(session_id):
+                log.info("released panel session %s: its conversation has no live turn", session_id)
+                self._spawn_background(self._release_leftover(browser, session_id))
         self._notify()
+
+    async def _release_leftover(self, browser: Browser, session_id: str) -> None:
+        if not self.chats.live(session_id):
+            await self._tell_session_stop(browser, session_id)
 
     def browser_disconnected(self, browser: Browser, why: str) -> None:
         if not self.browsers.remove(browser):
@@ -559,6 +570,9 @@ class Daemon:
                 "a panel session is ended by the person, in the panel",
                 "session_inactive",
             )
+        refused = reach.refusal(method, params)
+        if refused is not None:
+            raise refused
         if method == "tool.upload":
             params = await asyncio.to_thread(uploads.prepare, params)
         call_id = self.chats.tool_started(turn, method, params)

@@ -26,7 +26,7 @@ def _file_error(reason: str, message: str, path: str, hint: str) -> RpcError:
 
 
 def read_file(path: str, budget: int) -> dict[str, Any]:
-    """One file as ``{name, type, size, last_modified, data}`` (data in base64)."""
+    """One file as ``{name, path, type, size, last_modified, data}`` (data in base64)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -65,6 +65,8 @@ def read_file(path: str, budget: int) -> dict[str, Any]:
     name = os.path.basename(path)
     return {
         "name": name,
+        # For the person's card only (the page gets the name): which of their files this really is.
+        "path": os.path.realpath(path),
         "type": mimetypes.guess_type(name)[0] or "",
         "size": len(data),
         "last_modified": int(info.st_mtime * 1000),

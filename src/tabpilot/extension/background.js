@@ -19,6 +19,7 @@ import { createConsoleLog } from "./browser/console-log.js";
 import { createDownloads } from "./browser/downloads.js";
 import { createNetworkLog } from "./browser/network-log.js";
 import { createNetworkRoutes } from "./browser/network-routes.js";
+import { createGeolocationGrants } from "./tools/emulate/geolocation.js";
 import { registerKeepalive } from "./link/keepalive.js";
 import { registerPopupBridge } from "./person/popup-bridge.js";
 import { createSessionBoard } from "./state/session-board.js";
@@ -54,6 +55,7 @@ const networkLog = createNetworkLog({ cdp, tabs: chrome.tabs });
 /** @param {number} tabId */
 const ownerOfTab = (tabId) => chrome.tabs.get(tabId).then((tab) => sessions.ownerOf(tab), () => null);
 const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.reapply() });
+const geolocationGrants = createGeolocationGrants({ location: chrome.contentSettings.location });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
 const sites = createSiteGuard({
@@ -106,10 +108,15 @@ const sessions = createSessionManager({
   admit: (tab, options) => sites.admit(tab, options),
   beforeStop: async (tabIds, sessionId) => {
     await networkRoutes.remove(sessionId, null);
+    await networkRoutes.unshape(sessionId);
+    await geolocationGrants.revoke(sessionId, null).catch(() => {});
     await borrowing.giveBackAll(sessionId);
     await dialogs.dismissAll(tabIds);
   },
 });
+
+// A rule left by a worker that died mid-session goes once no session is left to want it.
+void sessions.listSessionIds().then((ids) => (ids.length ? undefined : geolocationGrants.clearAll()), () => {});
 
 const overlay = createOverlay({ tabs: chrome.tabs, runtime: chrome.runtime, sessions });
 const notify = createNotify({ notifications: chrome.notifications, iconUrl: chrome.runtime.getURL("icons/icon-128.png") });
@@ -155,7 +162,7 @@ const approvals = {
 
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, isManaged, overlay, notify, sites, borrowing, approvals },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

@@ -68,6 +68,7 @@ test("an unconfined turn (no start site, no site named) asks nothing about sites
 test("Always is offered only when every rule that matched allows it: never for code", () => {
   assert.equal(grantable(ask({ action: "click", element: button("Buy", { submits: true }) })), true);
   assert.equal(grantable(ask({ action: "evaluate" })), false);
+  assert.equal(grantable(ask({ action: "upload" })), false, "each upload card names its files");
   assert.equal(grantable(ask({ action: "click", element: button("More") })), false);
 });
 

@@ -58,3 +58,26 @@ test("credentials in headers are hidden unless asked for", () => {
   assert.deepEqual(redacted(headers, false), { Authorization: HIDDEN, cookie: HIDDEN, "Set-Cookie": HIDDEN, Accept: "*/*" });
   assert.deepEqual(redacted(headers, true), headers);
 });
+
+test("shaping adds an origin's headers and credentials to its requests only, replacing the request's own", async () => {
+  const routes = createNetworkRoutes({ ownerOfTab: async (tabId) => (tabId === 1 ? "s1" : null), onChange: async () => {} });
+  await routes.shape("s1", "https://api.test", { headers: { "X-Key": "k1", "user-agent": "Shaped/1" } });
+  await routes.shape("s1", "https://api.test", { authorization: "Basic YTpi" });
+  assert.deepEqual(routes.patterns().map((p) => p.urlPattern), ["https://api.test/*"]);
+  const paused = (/** @type {string} */ url) => ({ requestId: "r", request: { url, headers: { "User-Agent": "Real", Accept: "*/*" } } });
+  const [method, params] = /** @type {[string, any]} */ (await routes.answer(1, paused("https://api.test/v1?q=1")));
+  assert.equal(method, "Fetch.continueRequest");
+  assert.deepEqual(Object.fromEntries(params.headers.map((/** @type {any} */ h) => [h.name, h.value])), {
+    Accept: "*/*",
+    "X-Key": "k1",
+    "user-agent": "Shaped/1",
+    Authorization: "Basic YTpi",
+  });
+  // Another origin (a look-alike host, another port, another scheme), another session's tab: untouched.
+  for (const url of ["https://api.test.evil/x", "https://api.test:8443/x", "http://api.test/x"]) assert.equal(await routes.answer(1, paused(url)), null);
+  assert.equal(await routes.answer(2, paused("https://api.test/x")), null);
+  assert.deepEqual(routes.shaping("s1"), [{ origin: "https://api.test", headers: ["X-Key", "user-agent"], credentials: true }]);
+  await routes.shape("s1", "https://api.test", { headers: {}, authorization: null });
+  assert.deepEqual(routes.shaping("s1"), []);
+  assert.deepEqual(routes.patterns(), []);
+});

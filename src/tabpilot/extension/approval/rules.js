@@ -53,7 +53,8 @@ export const RULES = Object.freeze([
   { id: "blocked", effect: "deny", title: "A blocked site", always: false, when: (a) => a.blocked === true },
   { id: "run-code", effect: "ask", title: "Run the agent's code in this page", always: false, when: (a) => a.action === "evaluate" },
   { id: "credential", effect: "ask", title: "Type into a secret field (password, card, one-time code)", always: true, when: (a) => typing(a) && isCredential(a.element) },
-  { id: "upload", effect: "ask", title: "Upload files to the page", always: true, when: (a) => a.action === "upload" },
+  // Never "always": each card names the files by path, and a grant would let any other file go.
+  { id: "upload", effect: "ask", title: "Upload files to the page", always: false, when: (a) => a.action === "upload" },
   { id: "download", effect: "ask", title: "Download a file", always: true, when: (a) => a.action === "download" },
   {
     id: "form-submit",

@@ -257,6 +257,12 @@ export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, s
     /** @param {number} tabId */
     isAttached: (tabId) => attachments.has(tabId),
 
+    /**
+     * One attachment's identity: what a tool keeps for the tab (overrides, init scripts) lasts only as
+     * long as the attachment that holds it in Chrome. @param {number} tabId
+     */
+    attachmentOf: (tabId) => attachments.get(tabId) ?? null,
+
     /** Every target we are attached to (or attaching to): the tabs, and the out-of-process frames in them. */
     targets() {
       /** @type {{tabId: number, sessionId: string | null}[]} */

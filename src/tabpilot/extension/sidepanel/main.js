@@ -314,7 +314,7 @@ function historyRow(c) {
     host = "";
   }
   const when = new Date((c.updated_at ?? c.created_at) * 1000).toLocaleString();
-  meta.textContent = [host, c.agent, c.workspace ?? "browser only", when, `${c.turns} turns`].filter(Boolean).join(" · ");
+  meta.textContent = [host, c.agent, c.workspace ?? "browser only", when, `${c.turns} ${c.turns === 1 ? "turn" : "turns"}`].filter(Boolean).join(" · ");
   button.append(title, meta);
   button.addEventListener("click", () => void openConversation(c));
   li.append(button);

@@ -21,6 +21,8 @@ import { cookies, storage, stateSave, stateLoad } from "./storage/storage.js";
 import { emulate } from "./emulate/emulate.js";
 import { pdf } from "./observe/pdf.js";
 import { networkRequests, networkRequest, networkRoute, networkUnroute } from "./network/network.js";
+import { networkHeaders, networkCredentials } from "./network/shaping.js";
+import { initScriptAdd, initScriptList, initScriptRemove } from "./emulate/init-script.js";
 
 /** @type {Readonly<Record<string, import("../link/dispatcher.js").Handler>>} */
 export const METHODS = Object.freeze({
@@ -64,6 +66,11 @@ export const METHODS = Object.freeze({
   "tool.network_request": networkRequest,
   "tool.network_route": networkRoute,
   "tool.network_unroute": networkUnroute,
+  "tool.network_headers": networkHeaders,
+  "tool.network_credentials": networkCredentials,
+  "tool.init_script_add": initScriptAdd,
+  "tool.init_script_list": initScriptList,
+  "tool.init_script_remove": initScriptRemove,
   "tool.cookies": cookies,
   "tool.storage": storage,
   "tool.state_save": stateSave,

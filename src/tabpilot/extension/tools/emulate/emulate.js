@@ -1,49 +1,49 @@
 // @ts-check
-// tool.emulate: viewport and device, geolocation, timezone, locale, colour scheme and offline for one of
+// tool.emulate: viewport and device, user agent, geolocation, timezone, locale, colour scheme and offline for one of
 // the session's tabs, through CDP. Overrides belong to our debugging session: when it ends (the session
 // stops, a borrowed tab is given back) Chrome drops them all, so the person's tab is as it was.
 import { RpcError } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, optionalBool } from "../../link/params.js";
+import { mobileUserAgent, setIdentity } from "./user-agent.js";
 
-/** @typedef {{width: number, height: number, dpr: number, mobile: boolean, ua: "android" | "iphone" | null}} Device */
-
-/** @type {Record<string, Device>} */
-export const DEVICES = Object.freeze({
-  "iphone-15": { width: 393, height: 852, dpr: 3, mobile: true, ua: "iphone" },
-  "iphone-se": { width: 375, height: 667, dpr: 2, mobile: true, ua: "iphone" },
-  "pixel-7": { width: 412, height: 915, dpr: 2.625, mobile: true, ua: "android" },
-  "galaxy-s23": { width: 360, height: 780, dpr: 3, mobile: true, ua: "android" },
-  "ipad": { width: 820, height: 1180, dpr: 2, mobile: true, ua: "iphone" },
-  "laptop": { width: 1366, height: 768, dpr: 1, mobile: false, ua: null },
-  "desktop": { width: 1920, height: 1080, dpr: 1, mobile: false, ua: null },
-});
+/** @typedef {{width: number, height: number, screen: [number, number] | null, dpr: number, mobile: boolean, touch: boolean, userAgent: string | null}} Device */
 
 /** @param {string} message @param {string} [hint] */
 const invalid = (message, hint) => new RpcError("invalid_params", message, undefined, hint ? { hint } : {});
 
-/** A mobile user agent of this browser's own version. @param {"android" | "iphone"} kind */
-function mobileUserAgent(kind) {
-  const version = /Chrome\/([\d.]+)/.exec(globalThis.navigator?.userAgent ?? "")?.[1] ?? "120.0.0.0";
-  return kind === "iphone"
-    ? `Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/${version} Mobile/15E148 Safari/604.1`
-    : `Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Mobile Safari/537.36`;
-}
+const size = (/** @type {unknown} */ n, max = 10000) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= max;
 
-/** @param {Record<string, any>} params */
+/**
+ * A viewport and what goes with it. The CLI resolves a device's name from its catalogue and sends the
+ * device's facts; `device` is then only its name.
+ * @param {Record<string, any>} params
+ * @returns {Device | null}
+ */
 function deviceOf(params) {
-  if (params.device !== undefined && params.device !== null) {
-    const device = DEVICES[String(params.device).toLowerCase()];
-    if (!device) throw invalid(`unknown device ${JSON.stringify(params.device)}`, `Pick one of ${Object.keys(DEVICES).join(", ")}, or give a viewport.`);
-    return device;
-  }
   const v = params.viewport;
-  if (v === undefined || v === null) return null;
-  const ok = (/** @type {unknown} */ n, max = 10000) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= max;
-  if (!ok(v.width) || !ok(v.height)) throw invalid("viewport must be {width, height} in CSS pixels, 1 to 10000");
+  if (v === undefined || v === null) {
+    if (params.device !== undefined && params.device !== null) throw invalid("device needs its viewport", "Name the device with `tabpilot emulate --device NAME`.");
+    return null;
+  }
+  if (!size(v.width) || !size(v.height)) throw invalid("viewport must be {width, height} in CSS pixels, 1 to 10000");
+  const screen = params.screen;
+  if (screen !== undefined && screen !== null && !(size(screen.width) && size(screen.height))) throw invalid("screen must be {width, height} in CSS pixels, 1 to 10000");
   const dpr = params.dpr ?? 1;
   if (!(typeof dpr === "number" && dpr > 0 && dpr <= 10)) throw invalid("dpr must be a number from 0 to 10");
   const mobile = optionalBool(params, "mobile", false);
-  return { width: v.width, height: v.height, dpr, mobile, ua: mobile ? "android" : null };
+  const touch = optionalBool(params, "touch", mobile);
+  const userAgent = typeof params.device_user_agent === "string" && params.device_user_agent ? params.device_user_agent : mobile ? mobileUserAgent() : null;
+  return { width: v.width, height: v.height, screen: screen ? [screen.width, screen.height] : null, dpr, mobile, touch, userAgent };
+}
+
+/** The page's origin, for a permission: null for a page that has none (about:blank, a file). @param {string | undefined} url */
+function originOf(url) {
+  try {
+    const origin = new URL(String(url)).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
 }
 
 /** @type {import("../../link/dispatcher.js").Handler} */
@@ -55,8 +55,10 @@ export async function emulate(params, ctx) {
   if (optionalBool(params, "reset", false)) {
     await send("Emulation.clearDeviceMetricsOverride");
     await send("Emulation.setTouchEmulationEnabled", { enabled: false });
-    await send("Emulation.setUserAgentOverride", { userAgent: "" });
+    await setIdentity(ctx, tab.id, { userAgent: null, language: null });
     await send("Emulation.clearGeolocationOverride");
+    const origin = originOf(tab.url);
+    if (origin) await ctx.geolocationGrants.revoke(sessionIdOf(params), origin);
     await send("Emulation.setTimezoneOverride", { timezoneId: "" });
     await send("Emulation.setLocaleOverride", {});
     await send("Emulation.setEmulatedMedia", { features: [] });
@@ -66,11 +68,18 @@ export async function emulate(params, ctx) {
   const device = deviceOf(params);
   let changed = false;
   if (device) {
-    await send("Emulation.setDeviceMetricsOverride", { width: device.width, height: device.height, deviceScaleFactor: device.dpr, mobile: device.mobile });
-    await send("Emulation.setTouchEmulationEnabled", { enabled: device.mobile, ...(device.mobile ? { maxTouchPoints: 5 } : {}) });
-    await send("Emulation.setUserAgentOverride", { userAgent: device.ua ? mobileUserAgent(device.ua) : "" });
+    const screen = device.screen ? { screenWidth: device.screen[0], screenHeight: device.screen[1] } : {};
+    await send("Emulation.setDeviceMetricsOverride", { width: device.width, height: device.height, deviceScaleFactor: device.dpr, mobile: device.mobile, ...screen });
+    await send("Emulation.setTouchEmulationEnabled", { enabled: device.touch, ...(device.touch ? { maxTouchPoints: 5 } : {}) });
+    if (params.user_agent === undefined || params.user_agent === null) await setIdentity(ctx, tab.id, { userAgent: device.userAgent });
     Object.assign(now, { viewport: `${device.width}x${device.height}`, dpr: device.dpr, mobile: device.mobile });
-    if (params.device) now.device = String(params.device).toLowerCase();
+    if (params.device) now.device = String(params.device);
+    changed = true;
+  }
+  if (params.user_agent !== undefined && params.user_agent !== null) {
+    if (typeof params.user_agent !== "string" || !params.user_agent.trim() || /[\r\n]/.test(params.user_agent)) throw invalid("user_agent must be one line of text");
+    await setIdentity(ctx, tab.id, { userAgent: params.user_agent });
+    now.user_agent = params.user_agent;
     changed = true;
   }
   const geo = params.geolocation;
@@ -80,6 +89,8 @@ export async function emulate(params, ctx) {
       throw invalid("geolocation must be {latitude (-90…90), longitude (-180…180)}");
     }
     await send("Emulation.setGeolocationOverride", { latitude, longitude, accuracy: 10 });
+    const origin = originOf(tab.url);
+    if (origin) await ctx.geolocationGrants.grant(sessionIdOf(params), origin);
     now.geolocation = `${latitude},${longitude}`;
     changed = true;
   }
@@ -98,6 +109,8 @@ export async function emulate(params, ctx) {
     } catch {
       throw invalid(`unknown locale ${JSON.stringify(params.locale)}`, "Give a BCP 47 tag such as fr-FR or en-US.");
     }
+    // Intl follows the locale override; navigator.language(s) and the Accept-Language header follow this.
+    await setIdentity(ctx, tab.id, { language: String(params.locale) });
     now.locale = String(params.locale);
     changed = true;
   }
@@ -113,6 +126,6 @@ export async function emulate(params, ctx) {
     now.offline = offline;
     changed = true;
   }
-  if (!changed) throw invalid("nothing to emulate", "Give --viewport, --device, --geolocation, --timezone, --locale, --color-scheme, --offline or --reset.");
+  if (!changed) throw invalid("nothing to emulate", "Give --viewport, --device, --user-agent, --geolocation, --timezone, --locale, --color-scheme, --offline or --reset.");
   return { tab_id: tab.id, reset: false, emulating: { ...now } };
 }

@@ -71,7 +71,7 @@ const DELIVER = deliverInPage.toString();
 function filesOf(raw) {
   const ok = Array.isArray(raw) && raw.length > 0 && raw.every((f) => f && typeof f.name === "string" && typeof f.data === "string");
   if (!ok) throw new RpcError("invalid_params", "files must be a list of {name, type, data}: the daemon fills it from paths");
-  return /** @type {{name: string, type: string, size: number, last_modified: number, data: string}[]} */ (raw);
+  return /** @type {{name: string, path?: string, type: string, size: number, last_modified: number, data: string}[]} */ (raw);
 }
 
 /** @param {string} name @param {any} failed */
@@ -93,17 +93,19 @@ export async function upload(params, ctx) {
   const target = await actionable(ctx, action.tabId, raw, { ...common, visible: false, label: true });
   const info = targetInfo(target);
   const summary = files.map((f) => ({ name: f.name, size: f.size, type: f.type }));
+  const pageFiles = files.map(({ path, ...file }) => file);
   const done = (/** @type {string} */ via, /** @type {object} */ extra = {}) =>
     finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: info, via, files: summary, ...extra });
   try {
-    const what = { action: "upload", target: `${summary.map((f) => f.name).join(", ")} into ${info.name}` };
+    // The card names each file by the path it was read from; the page gets only its name.
+    const what = { action: "upload", target: `${files.map((f) => f.path ?? f.name).join(", ")} into ${info.name}` };
     if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     for (const how of /** @type {const} */ (["input", "drop"])) {
-      const delivered = await ctx.frames.callOn(target.frame, target.objectId, DELIVER, [files, how]);
+      const delivered = await ctx.frames.callOn(target.frame, target.objectId, DELIVER, [pageFiles, how]);
       if (delivered.error) throw deliveryError(info.name, delivered);
       if (delivered.kind !== "other") return done(delivered.kind);
     }
-    return done("chooser", { input: await throughChooser(ctx, action, raw, files, common) });
+    return done("chooser", { input: await throughChooser(ctx, action, raw, pageFiles, common) });
   } finally {
     release(ctx, target);
   }

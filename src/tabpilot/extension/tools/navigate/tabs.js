@@ -79,6 +79,8 @@ export async function tabCreate(params, ctx) {
       timeoutMs,
       requestedUrl: url,
     });
+    // The blank page the tab was opened on is no page the agent visited: `back` must not land on it.
+    await ctx.cdp.send(tab.id, "Page.resetNavigationHistory").catch(() => {});
     return { tab_id: tab.id, url: result.url, title: result.title };
   } catch (err) {
     if (signal.aborted) {

@@ -173,7 +173,9 @@ export async function screenshot(params, ctx) {
       extra.legend = boxes;
       return { data: await drawBoxes(shot.data, boxes, view.clientWidth) };
     }
-    return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: 1 } }, false);
+    // At the page's own zoom: a phone lays out a page with no viewport tag 980 px wide and shows it
+    // zoomed out, so the capture is the phone's screen, not three times that layout.
+    return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: view.scale ?? 1 } }, false);
   };
   const work = ctx.overlay ? ctx.overlay.hidden(tab.id, shoot) : shoot();
   const { data } = await withDeadline(work, {
