@@ -199,9 +199,23 @@ def browser_argv(
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--no-sandbox")
     argv += network.argv()
-    argv += [a for a in os.environ.get("TABPILOT_BROWSER_ARGS", "").split() if a]
+    argv += extra_args(os.environ.get("TABPILOT_BROWSER_ARGS", ""))
     argv.append("about:blank")
     return argv
+
+
+def extra_args(text: str) -> list[str]:
+    """``TABPILOT_BROWSER_ARGS`` split as a shell would (``--user-agent="A B"`` is one flag)."""
+    import shlex
+
+    try:
+        return shlex.split(text)
+    except ValueError as err:
+        raise RpcError(
+            "invalid_params",
+            f"TABPILOT_BROWSER_ARGS cannot be split into flags: {err}",
+            hint="close every quote, e.g. TABPILOT_BROWSER_ARGS='--user-agent=\"My Agent\" --lang=fr'",
+        ) from None
 
 
 @dataclass

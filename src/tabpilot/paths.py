@@ -41,19 +41,24 @@ def check_home(directory: str, uid: int) -> None:
     info = os.stat(directory)
     mode = stat.S_IMODE(info.st_mode)
     where = f"TABPILOT_HOME={directory}" if os.environ.get("TABPILOT_HOME") else directory
+    elsewhere = (
+        "point TABPILOT_HOME at a folder that does not exist yet (tabpilot creates it, private to you)"
+    )
     if not stat.S_ISDIR(info.st_mode):
-        problem = "is not a folder"
+        problem, fix = "is not a folder", f"move that file away, or {elsewhere}"
     elif info.st_uid != uid:
+        # chmod cannot help: only its owner (or root) can hand it over, and its owner may read it.
         problem = f"belongs to user {info.st_uid}, not to you ({uid})"
+        fix = f"{elsewhere}, or run tabpilot as the user who owns it; `chown {uid} {directory}` (as root) only if you trust that user"
     elif mode & 0o022:
         problem = f"can be written by others (mode {mode:04o})"
+        fix = f"{elsewhere}, or make this one yours alone: `chmod 700 {directory}`"
     else:
         return
     raise RpcError(
         "permission_denied",
         f"{where} {problem}: tabpilot keeps its socket and pairing secrets there",
-        hint="point TABPILOT_HOME at a folder that does not exist yet (tabpilot creates it, private to "
-        f"you), or make this one yours alone: `chmod 700 {directory}`",
+        hint=fix,
     )
 
 

@@ -124,6 +124,7 @@ REASONS = frozenset(
         "client_disconnected",
         "daemon_not_running",
         "daemon_start_failed",
+        "socket_refused",
         "bad_frame",
         # handshake and pairing
         "handshake_required",

@@ -18,7 +18,8 @@ from harness import PAGES, TABPILOT, Tabpilot, wait_until
 from panel_world import REAL_CLAUDE, FakeAnthropic, Say, Use, claude_browser, open_tab, popped_out
 from shop_server import Shop
 from test_consent import EXTENSION, chrome, extension_page
-from test_guards import ATTACKS, clicks_refused
+from test_guards import ATTACKS, clicks_refused, popup_window
+from test_hidden_prompts import answer_in_popup, drawn_at
 from test_person import Person, person_at, prompt_targets
 from test_sidepanel import agent_text, click_on, conversation_of, events_of, running, say, tool_rows
 from websockets.sync.client import connect
@@ -330,6 +331,44 @@ def test_a_page_that_fights_the_approval_card_never_gets_its_order_through(
             )
         )
         wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=15)
+    turn_end(tp, cid)
+    chrome(options, f"chrome.tabs.remove({tab})")
+
+
+def test_a_page_that_zooms_the_approval_card_to_a_speck_gets_no_order_and_the_popup_answers_it(
+    tp: Tabpilot, options: Person, shop: Shop
+) -> None:
+    tab = shop_tab(options, shop)
+    url = shop.url()
+    with popped_out(tp, tab) as panel:
+        say(panel, "Buy the bread [[script:order]]")
+        open_card(panel)
+    chrome(options, f"chrome.tabs.update({tab}, {{active: true}})")
+    cid = conversation_of(tp, tab)["conversation_id"]
+
+    def undecided() -> bool:
+        return not shop.orders() and not any(e["kind"] == "approval_end" for e in events_of(tp, cid))
+
+    with person_at(tp, url) as page:
+        wait_until(lambda: page.in_prompt("approve", "button[data-answer=allow]"), timeout=15, interval=0.05)
+        page_fights(page)
+        page.eval("attacks.zoom(0.1)")
+        clicks_refused(tp, url, undecided, drawn_at(tp, page, "approve", "button[data-answer=allow]"))
+        # The side panel, opened on the conversation, says so on its card too.
+        with popped_out(tp, tab) as panel:
+            wait_until(
+                lambda: panel.eval(
+                    "document.querySelector('.card[data-state=open] .card-hidden')?.textContent ?? ''"
+                ).startswith("The page is hiding this card"),
+                timeout=10,
+                interval=0.05,
+            )
+        with popup_window(tp) as popup:
+            answer_in_popup(popup, "approve", "allow")
+            wait_until(lambda: shop.orders() == [("shop.localhost", "1")], timeout=15)
+        page.eval("attacks.stop()")
+    ends = [e for e in events_of(tp, cid) if e["kind"] == "approval_end"]
+    assert [(e["decision"], e["via"]) for e in ends] == [("allow", "popup")]
     turn_end(tp, cid)
     chrome(options, f"chrome.tabs.remove({tab})")
 

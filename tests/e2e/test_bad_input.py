@@ -181,6 +181,14 @@ REFUSED = [
     (["click", "#nothing-here", "--timeout", "300ms"], 4),
     (["hover", "text=nothing like this", "--timeout", "300ms"], 4),
     (["open", "javascript:alert(1)"], 1),
+    (["open", "javascript:1"], 1),
+    (["open", "JavaScript:0/x"], 1),
+    (["tab", "new", "javascript:1"], 1),
+    (["session", "start", "p-x"], 1),
+    (["cookies", "set", "a;b", "c"], 1),
+    (["request-help", "--prompt", "x", "--timeout", "0"], 1),
+    (["snapshot", "--out", "/proc/tabpilot-page.txt"], 1),
+    (["screenshot", "--out", "/proc/tabpilot-shot.png"], 1),
     (["open", "file:///etc/passwd"], 1),
     (["open", "http://[bad"], 1),
     (["press", "NoSuchKey"], 1),
@@ -268,3 +276,12 @@ def test_a_batch_line_that_fails_says_so_with_its_hint(tp: Tabpilot, tmp_path: P
     steps = tmp_path / "steps.txt"
     steps.write_text("# the target is missing\nclick\n")
     check(tp, ["batch", str(steps)], 1)
+
+
+def test_a_script_url_that_looks_like_host_and_port_is_a_refused_scheme(
+    tp: Tabpilot, on_a_page: None
+) -> None:
+    for url in ("javascript:1", "JavaScript:0/x", "data:1"):
+        answer = run(tp, ["open", url, "--json"])
+        error = json.loads(answer.stdout)["error"]
+        assert (error["code"], error["reason"]) == ("invalid_params", "url_scheme_refused"), (url, error)

@@ -64,6 +64,26 @@ def test_open_of_an_attachment_reports_the_download_in_another_sessions_folder(
     tp.run("session", "stop", "files")
 
 
+def test_a_reserved_or_overlong_name_lands_named_inside_the_sessions_folder(
+    tp: Tabpilot, pages: PageServer
+) -> None:
+    tp.run("session", "start", "names")
+    folder = Path(tp.home, "downloads", "names")
+    before = set(Path(tp.home, "downloads").rglob("*"))
+    long_name = "a" * 296 + ".txt"
+    for name, body in (("CON", "reserved"), ("aux.txt", "reserved too"), (long_name, "long")):
+        opened = tp.run("open", pages.url(f"attachment/{name}?body={body}"), "--session", "names", "--json")
+        download = opened.json["download"]
+        path = Path(download["path"])
+        # a real name, in the session's folder, holding what the server sent
+        assert path.parent == folder, (name, download)
+        assert path.read_text() == body, name
+        assert path.stem.lower() not in ("con", "aux") and len(path.name.encode()) <= 255, path.name
+    landed = set(Path(tp.home, "downloads").rglob("*")) - before
+    assert {p.parent for p in landed if p.is_file()} == {folder}
+    tp.run("session", "stop", "names")
+
+
 def block(tp: Tabpilot, *patterns: str) -> None:
     """The person's blocked sites, as the options page stores them."""
     in_service_worker(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import PageServer, Tabpilot, wait_until
+from harness import PageServer, Tabpilot, start_page_server, wait_until
 from test_consent import (
     block,
     browser_ui,  # noqa: F401  (a fixture)
@@ -32,7 +32,8 @@ from test_consent import (
 from test_person import Person, page_target, person_at
 from websockets.sync.client import connect
 
-ATTACKS = ["restyle", "hide", "cover", "move", "remove", "reinsert"]
+# A cover is no attack any more: the prompt is drawn above it (test_hidden_prompts.py shows that).
+ATTACKS = ["restyle", "hide", "move", "remove", "reinsert"]
 VECTORS = json.loads((Path(__file__).parent.parent / "vectors" / "site-addresses.json").read_text())
 
 
@@ -172,7 +173,7 @@ def test_a_page_that_fights_the_borrow_prompt_never_gets_a_yes(
         chrome(browser_ui, f"chrome.windows.remove({home}).catch(() => null)")
 
 
-@pytest.mark.parametrize("attack", ["restyle", "cover", "reinsert"])
+@pytest.mark.parametrize("attack", ["restyle", "reinsert"])
 def test_a_page_that_fights_the_help_panel_never_gets_done(
     tp: Tabpilot, pages: PageServer, attack: str
 ) -> None:
@@ -310,3 +311,80 @@ def test_no_request_leaves_an_agent_tab_for_a_blocked_site(
     wait_until(lambda: "GET /mine HTTP/1.1" in blocked_site.requests)
     chrome(browser_ui, f"chrome.tabs.get({mine}).then(t => chrome.windows.remove(t.windowId))")
     tp.run("tab", "list")
+
+
+def test_a_popup_onto_a_blocked_site_is_an_error_and_leaves_the_agent_where_it_was(
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
+    blocked_site: Recorder,
+    unblocked: None,  # noqa: F811
+) -> None:
+    to = f"http://localhost:{blocked_site.port}"
+    tp.run("open", pages.url(f"hostile/requests.html?to={to}"))
+    here = tp.run("eval", "1", "--json").json["tab_id"]
+    earlier = len(blocked_site.requests)
+    block(browser_ui, f"localhost:{blocked_site.port}")
+    rules_in_force(browser_ui)
+    # window.open (a popup window), as target=_blank and a form to a new tab already were
+    for button in ("#popup", "#blank", "#submit"):
+        error = error_of(tp.run("click", button, "--json", check=False))
+        assert (error["code"], error["reason"], error["tab_id"]) == ("blocked_site", "site_blocked", here), (
+            button
+        )
+        assert tp.run("eval", "1", "--json").json["tab_id"] == here, button
+    # a popup the page opens once the click has returned is not the agent's next tab, nor blamed on it
+    tp.run("click", "#late-popup")
+    time.sleep(1.5)
+    assert tp.run("eval", "location.pathname", "--json").json["tab_id"] == here
+    tabs = tp.run("tab", "list", "--json").json["tabs"]
+    assert [t["tab_id"] for t in tabs if t.get("active")] == [here], tabs
+    assert blocked_site.requests[earlier:] == []
+
+
+def test_no_speculative_load_reaches_a_blocked_site_or_path(
+    tp: Tabpilot,
+    pages: PageServer,
+    browser_ui: Person,  # noqa: F811
+    blocked_site: Recorder,
+    unblocked: None,  # noqa: F811
+) -> None:
+    # The person's cookie on this host: speculation would send it along.
+    tp.run("open", pages.url("login?user=grace"))
+    port = pages.origin.rsplit(":", 1)[1]
+    block(browser_ui, f"127.0.0.1:{blocked_site.port}", f"127.0.0.1:{port}/private/*")
+    rules_in_force(browser_ui)
+    seen, earlier = len(pages.requests), len(blocked_site.requests)
+    # speculation rules: prefetch and an eager prerender, of another port of this host and of a blocked path
+    tp.run("open", pages.url(f"hostile/speculation.html?to=http://127.0.0.1:{blocked_site.port}"))
+    tp.run("open", pages.url(f"hostile/speculation.html?to={pages.origin}/private"))
+    # and a same-origin window onto the blocked path, read from the page
+    read = tp.run("eval", "readBack('/private/secret.html')", check=False)
+    time.sleep(2)
+    assert "1234-5678" not in read.out + read.err
+    assert blocked_site.requests[earlier:] == []
+    assert [r for r in pages.requests[seen:] if r.startswith("/private/")] == []
+    # off in the browser while a session is open
+    assert chrome(browser_ui, "chrome.privacy.network.networkPredictionEnabled.get({})") == {
+        "levelOfControl": "controlled_by_this_extension",
+        "value": False,
+    }
+
+
+def test_a_sites_own_service_worker_cannot_read_its_blocked_path_for_an_agent_tab(
+    tp: Tabpilot,
+    browser_ui: Person,  # noqa: F811
+    unblocked: None,  # noqa: F811
+) -> None:
+    # A named site (not loopback), whose own service worker is otherwise let through to its own host.
+    site = start_page_server(host="app.localhost")
+    try:
+        port = site.origin.rsplit(":", 1)[1]
+        tp.run("open", site.url("hostile/sw-read.html"))
+        block(browser_ui, f"app.localhost:{port}/private/*")
+        rules_in_force(browser_ui)
+        read = tp.run("eval", "readViaWorker('/private/secret.html')", check=False)
+        assert "1234-5678" not in read.out + read.err, read.out
+        assert [r for r in site.requests if r.startswith("/private/")] == []
+    finally:
+        site.close()

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from harness import PageServer, Tabpilot
+from test_downloads import block, unblocked  # noqa: F401  (a fixture)
 
 
 def page_value(tp: Tabpilot, expression: str) -> object:
@@ -77,8 +78,41 @@ def test_state_save_then_load_into_a_fresh_managed_browser_restores_the_login(
         fresh.run("browser", "launch", "--headless", timeout=90)
         assert signed_in_as(fresh, pages) == "Signed out"
         loaded = fresh.run("state", "load", str(saved)).out.strip()
-        assert loaded.startswith("loaded ") and "localStorage of 1 origins" in loaded, loaded
+        assert loaded.startswith("loaded ") and "localStorage of 1 origin" in loaded, loaded
         assert signed_in_as(fresh, pages) == "Signed in as grace"
         assert page_value(fresh, "localStorage.getItem('draft')") == "hello"
     finally:
         fresh.cleanup()
+
+
+def test_state_save_and_load_leave_out_a_blocked_sites_cookies_whatever_port_or_path_it_names(
+    tp: Tabpilot,
+    pages: PageServer,
+    other_site: PageServer,
+    tmp_path: Path,
+    unblocked: None,  # noqa: F811
+) -> None:
+    # A cookie knows no port: the one localhost:PORT/login sets goes to localhost:PORT/private too.
+    tp.run("open", other_site.url("login?user=mallory"))
+    tp.run("open", pages.url("index.html"))
+    port = other_site.origin.rsplit(":", 1)[1]
+    planted = tmp_path / "planted.json"
+    planted.write_text(
+        json.dumps(
+            {
+                "cookies": [{"name": "planted", "value": "x", "domain": "localhost", "path": "/"}],
+                "origins": [],
+            }
+        )
+    )
+    for pattern in (f"localhost:{port}", f"localhost:{port}/private/*", f"http://localhost:{port}/private"):
+        block(tp, pattern)
+        saved = tmp_path / "state.json"
+        tp.run("state", "save", str(saved))
+        cookies = json.loads(saved.read_text())["cookies"]
+        assert not [c for c in cookies if c["domain"].lstrip(".") == "localhost"], (pattern, cookies)
+        tp.run("state", "load", str(planted))
+    # nor did loading plant one there
+    block(tp)
+    tp.run("open", other_site.url("index.html"))
+    assert "planted" not in str(page_value(tp, "document.cookie"))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from tabpilot.cli import render
+from tabpilot.cli import client, render
 from tabpilot.cli.context import parse_duration
 from tabpilot.cli.main import build_parser, main, verb_of
 from tabpilot.protocol import RpcError
@@ -110,3 +113,37 @@ def test_daemon_status_without_daemon_is_a_clean_error() -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: the tabpilot daemon is not running")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("errno_", [errno.EACCES, errno.EPERM])
+def test_a_socket_the_os_refuses_is_a_clean_error(
+    errno_: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # What an agent's sandbox answers when it may not reach Unix sockets outside its folder.
+    def refused(path: str) -> None:
+        raise OSError(errno_, os.strerror(errno_))
+
+    monkeypatch.setenv("TABPILOT_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(client, "open_socket", refused)
+    for as_json in (False, True):
+        code = main(["eval", "1", *(["--json"] if as_json else [])])
+        assert code == 2
+        out, err = capsys.readouterr()
+        if as_json:
+            error = json.loads(out)["error"]
+            assert error["reason"] == "socket_refused" and "TABPILOT_HOME" in error["hint"]
+        else:
+            lines = err.strip().splitlines()
+            assert lines[0].startswith("error: cannot reach the daemon's socket") and lines[1].startswith(
+                "hint: "
+            )
+
+
+def test_a_socket_path_too_long_for_the_os_is_a_clean_error(tmp_path: Path) -> None:
+    env = cli_env()
+    env["TABPILOT_HOME"] = str(tmp_path / ("h" * 120))
+    proc = subprocess.run(
+        [sys.executable, "-m", "tabpilot.cli.main", "eval", "1"], capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: cannot reach the daemon's socket") and "\nhint: " in proc.stderr

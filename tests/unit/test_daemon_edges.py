@@ -125,6 +125,32 @@ async def test_a_deeply_nested_page_value_fails_that_call_cleanly(caplog: pytest
     no_tracebacks(caplog)
 
 
+async def test_nan_and_infinity_are_bad_frames_on_either_socket(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    async with running_daemon() as d:
+        for constant in ("NaN", "Infinity", "-Infinity"):
+            frame = f'{{"id": "inf", "method": "tool.wait", "params": {{"timeout_ms": {constant}}}}}\n'
+            reply = await raw_client(d, frame.encode())
+            assert (reply["id"], reply["error"]["data"]["reason"]) == ("inf", "bad_frame"), constant
+            ws = await FakeExtension(d.port).open()
+            await ws.send(f'{{"id": "h1", "method": "system.handshake", "params": {{"x": {constant}}}}}')
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 3))
+            assert (reply["id"], reply["error"]["data"]["reason"]) == ("h1", "bad_frame"), constant
+            await asyncio.wait_for(ws.wait_closed(), 3)
+        peer = await d.paired_peer()
+
+        async def evaluate(params: dict[str, Any]) -> Any:
+            return {"ok": True, "value": float("inf")}
+
+        peer.handlers["tool.evaluate"] = evaluate
+        reply = await asyncio.wait_for(d.call("tool.evaluate", {"expression": "x"}), 5)
+        assert reply["error"]["data"]["reason"] == "bad_frame"
+        assert "NaN or Infinity" in reply["error"]["message"]
+        del peer.handlers["tool.evaluate"]
+        assert "result" in await d.call("tool.evaluate", {"expression": "1"})
+    no_tracebacks(caplog)
+
+
 async def test_internal_tools_are_refused_on_the_client_socket() -> None:
     async with running_daemon() as d:
         peer = await d.paired_peer()

@@ -55,6 +55,9 @@ def test_a_home_of_another_user_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RpcError) as refused:
         paths.ensure_home(str(theirs), uid=os.geteuid() + 1)
     assert f"belongs to user {os.geteuid()}, not to you ({os.geteuid() + 1})" in refused.value.message
+    # chmod is no fix for a folder that is not yours: the hint names what is
+    hint = refused.value.data["hint"]
+    assert "chmod" not in hint and "TABPILOT_HOME" in hint and "user who owns it" in hint
     paths.ensure_home(str(theirs))  # its owner may use it
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tabpilot import launcher
+from tabpilot.protocol import RpcError
 
 
 def test_headless_flags_and_extension() -> None:
@@ -17,6 +18,16 @@ def test_headless_flags_and_extension() -> None:
     assert "--window-size=1280,800" in argv
     headed = launcher.browser_argv("/usr/bin/chromium", "/x/ext", "/x/profile", headless=False)
     assert "--headless=new" not in headed
+
+
+def test_browser_args_take_quoted_values_with_spaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABPILOT_BROWSER_ARGS", "--lang=fr '--user-agent=My Agent 1.0' --x=\"a b\"")
+    argv = launcher.browser_argv("/usr/bin/chromium", "/x/ext", "/x/profile", headless=True)
+    assert argv[-4:] == ["--lang=fr", "--user-agent=My Agent 1.0", "--x=a b", "about:blank"]
+    monkeypatch.setenv("TABPILOT_BROWSER_ARGS", "--user-agent='unclosed")
+    with pytest.raises(RpcError) as refused:
+        launcher.browser_argv("/usr/bin/chromium", "/x/ext", "/x/profile", headless=True)
+    assert refused.value.code == "invalid_params" and "quote" in refused.value.data["hint"]
 
 
 @pytest.mark.parametrize(

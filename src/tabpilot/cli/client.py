@@ -101,7 +101,22 @@ def connect(autostart: bool = True) -> _socket.socket:
                 "daemon_not_running",
                 hint="any tabpilot command starts it, e.g. `tabpilot daemon start`",
             ) from None
+    except OSError as exc:
+        raise _refused(path, exc) from None
     return start_daemon()
+
+
+def _refused(path: str, exc: OSError) -> Exception:
+    """The socket is there but the OS will not let us reach it (a sandbox, a foreign owner, a path too long)."""
+    from tabpilot.protocol import RpcError
+
+    return RpcError(
+        "daemon_unreachable",
+        f"cannot reach the daemon's socket {path}: {exc.strerror or exc}",
+        "socket_refused",
+        hint="this process may not open Unix sockets there (an agent's sandbox?): allow it "
+        "$TABPILOT_HOME, or point TABPILOT_HOME at a folder it may use",
+    )
 
 
 def start_daemon() -> _socket.socket:
@@ -134,6 +149,8 @@ def start_daemon() -> _socket.socket:
             return open_socket(path)
         except (FileNotFoundError, ConnectionRefusedError):
             pass
+        except OSError as exc:
+            raise _refused(path, exc) from None
         code = process.poll()
         # Exit 0 means another daemon won the race for the lock: keep waiting for its socket.
         if code not in (None, 0):

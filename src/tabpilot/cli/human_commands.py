@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.context import Context
 from tabpilot.cli.render import page_quoted
-from tabpilot.cli.values import target
+from tabpilot.cli.values import Duration, target
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
@@ -45,8 +45,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=parse_duration,
-        help=f"how long to wait for the person (default {HELP_TIMEOUT_S / 60:g}m)",
+        type=Duration(low_s=1.0, why=" (the person needs time to answer)"),
+        help=f"how long to wait for the person, at least 1s (default {HELP_TIMEOUT_S / 60:g}m)",
     )
     until = p.add_mutually_exclusive_group()
     until.add_argument(

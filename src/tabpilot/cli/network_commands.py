@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 
 from tabpilot.cli import shaping_commands
 from tabpilot.cli.context import Context
+from tabpilot.cli.files import out_path, write_private
 from tabpilot.cli.render import counted, fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
@@ -115,17 +115,6 @@ def request_line(e: dict[str, Any]) -> str:
     return f"#{e['seq']} {e['method']} {status} {e['type']} {_size(e.get('bytes'))} {ms} {e['url']}"
 
 
-def _writable(path: str) -> str:
-    out = os.path.abspath(path)
-    if not os.path.isdir(os.path.dirname(out)):
-        raise RpcError(
-            "invalid_params",
-            f"the folder {os.path.dirname(out)} does not exist",
-            hint="create it, or pick another --out",
-        )
-    return out
-
-
 def cmd_requests(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {}
     if args.filter:
@@ -154,7 +143,7 @@ def cmd_requests(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_request(args: argparse.Namespace, ctx: Context) -> int:
-    out = _writable(args.out) if args.out else None
+    out = out_path(args.out) if args.out else None
     params: dict[str, Any] = {
         "id": args.id,
         "body": bool(args.body or out),
@@ -174,8 +163,7 @@ def cmd_request(args: argparse.Namespace, ctx: Context) -> int:
         raw = result["body"]
         data = base64.b64decode(raw) if result.get("body_base64") else raw.encode()
         if out:
-            with open(out, "wb") as handle:
-                handle.write(data)
+            write_private(out, data)
             result.pop("body")
             result["path"] = out
             lines.append(f"body: {len(data):,} bytes → {out}")
@@ -299,11 +287,10 @@ def har_of(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def cmd_har(args: argparse.Namespace, ctx: Context) -> int:
-    out = _writable(args.out)
+    out = out_path(args.out)
     params = {"detail": True, "limit": HAR_LIMIT, "show_secrets": bool(args.show_secrets)}
     result = ctx.tool("tool.network_requests", params)
     entries = result.pop("entries", [])
-    with open(out, "w", encoding="utf-8") as handle:
-        json.dump(har_of(entries), handle, ensure_ascii=False)
+    write_private(out, json.dumps(har_of(entries), ensure_ascii=False))
     result.update(path=out, requests=len(entries))
     return ctx.emit(result, f"{out}\n{counted(len(entries), 'request')} of {result.get('url', 'the tab')}")

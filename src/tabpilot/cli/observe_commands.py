@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.files import out_path, write_private
 from tabpilot.cli.outcomes import find_text, page_text
 from tabpilot.cli.render import fence, page_quoted
 from tabpilot.cli.values import Count, target
@@ -133,24 +133,12 @@ the same element while the page lives; use it with click, fill, … and with --r
     p.set_defaults(handler=cmd_console)
 
 
-def output_path(path: str) -> str:
-    """The absolute path to write to, once its folder is known to exist."""
-    out = os.path.abspath(path)
-    parent = os.path.dirname(out)
-    if not os.path.isdir(parent):
-        raise RpcError(
-            "invalid_params", f"the folder {parent} does not exist", hint="create it, or pick another --out"
-        )
-    return out
-
-
 def write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text if text.endswith("\n") else text + "\n")
+    write_private(path, text if text.endswith("\n") else text + "\n")
 
 
 def cmd_snapshot(args: argparse.Namespace, ctx: Context) -> int:
-    out = output_path(args.out) if args.out else None
+    out = out_path(args.out) if args.out else None
     if args.diff and (out or args.ref or args.interactive or args.viewport or args.urls):
         raise RpcError(
             "invalid_params",
@@ -206,7 +194,7 @@ def cmd_text(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_html(args: argparse.Namespace, ctx: Context) -> int:
-    out = output_path(args.out) if args.out else None
+    out = out_path(args.out) if args.out else None
     params: dict[str, Any] = {}
     if args.ref:
         params["ref"] = args.ref

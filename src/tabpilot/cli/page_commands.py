@@ -8,6 +8,7 @@ import time
 
 from tabpilot import paths
 from tabpilot.cli.context import Context, parse_duration
+from tabpilot.cli.files import out_path, write_private
 from tabpilot.cli.outcomes import eval_text, open_line
 from tabpilot.cli.render import fence, navigation_line
 from tabpilot.cli.values import Count, target
@@ -141,12 +142,7 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
     if args.quality is not None and args.format != "jpeg":
         raise RpcError("invalid_params", "--quality applies to JPEG only", hint="add --format jpeg")
     extension = "jpg" if args.format == "jpeg" else "png"
-    out = os.path.abspath(args.out) if args.out else _default_screenshot_path(ctx, extension)
-    parent = os.path.dirname(out)
-    if not os.path.isdir(parent):
-        raise RpcError(
-            "invalid_params", f"the folder {parent} does not exist", hint="create it, or pick another --out"
-        )
+    out = out_path(args.out if args.out else _default_screenshot_path(ctx, extension))
     import base64
 
     params: dict[str, Any] = {"format": args.format}
@@ -166,8 +162,7 @@ def cmd_screenshot(args: argparse.Namespace, ctx: Context) -> int:
         params["annotate"] = True
     result = ctx.tool("tool.screenshot", params)
     data = base64.b64decode(result.pop("data"))
-    with open(out, "wb") as handle:
-        handle.write(data)
+    write_private(out, data)
     result.update(path=out, bytes=len(data))
     note = (
         f"\n(the page is longer than {result['height']} px; the image stops there)"

@@ -8,7 +8,7 @@ import time
 
 from tabpilot import paths
 from tabpilot.cli.context import parse_duration
-from tabpilot.protocol import RpcError
+from tabpilot.cli.files import out_path, write_private
 
 # typing is for checkers only (see tabpilot/protocol.py).
 TYPE_CHECKING = False
@@ -38,20 +38,13 @@ def cmd_pdf(args: argparse.Namespace, ctx: Context) -> int:
     import base64
 
     if args.out:
-        out = os.path.abspath(args.out)
+        out = out_path(args.out)
     else:
         folder = os.path.join(paths.home(), "pdf")
         os.makedirs(folder, mode=0o700, exist_ok=True)
         out = os.path.join(folder, f"{ctx.session or 'default'}-{time.strftime('%Y%m%d-%H%M%S')}.pdf")
-    if not os.path.isdir(os.path.dirname(out)):
-        raise RpcError(
-            "invalid_params",
-            f"the folder {os.path.dirname(out)} does not exist",
-            hint="create it, or pick another --out",
-        )
     result = ctx.tool("tool.pdf", {"landscape": bool(args.landscape)})
     data = base64.b64decode(result.pop("data"))
-    with open(out, "wb") as handle:
-        handle.write(data)
+    write_private(out, data)
     result.update(path=out, bytes=len(data))
     return ctx.emit(result, f"{out}\n{len(data):,} bytes of PDF of {result.get('url', 'the page')}")

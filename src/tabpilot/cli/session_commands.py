@@ -33,7 +33,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verbs.required = True
     p = verbs.add_parser("start", parents=[common], help="start a session and print its id")
     p.add_argument(
-        "name", nargs="?", type=Name("session"), help="session name (default: a short generated id)"
+        "name",
+        nargs="?",
+        type=Name("session"),
+        help="session name (default: a short generated id; 'p-…' names are the side panel's)",
     )
     p.set_defaults(handler=cmd_session_start)
     p = verbs.add_parser("stop", parents=[common], help="stop a session and close its Agent Window")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tabpilot.cli.files import out_path, write_private
 from tabpilot.cli.render import counted, fence
 from tabpilot.cli.values import Count
 from tabpilot.protocol import RpcError
@@ -86,6 +87,23 @@ def _need(value: str | None, what: str, verb: str) -> str:
     return value
 
 
+# RFC 6265: a name is a token, a value holds no separator a Cookie header would split on.
+_NAME_REFUSED = frozenset('()<>@,;:\\"/[]?={} \t')
+_VALUE_REFUSED = frozenset(';,"\\ \t')
+
+
+def _cookie_part(text: str, what: str, refused: frozenset[str]) -> str:
+    bad = sorted({ch for ch in text if ch in refused or ord(ch) < 32 or ord(ch) >= 127})
+    if bad:
+        shown = " ".join(repr(ch) for ch in bad)
+        raise RpcError(
+            "invalid_params",
+            f"a cookie {what} cannot hold {shown}",
+            hint="use letters, digits and -._~ (percent-encode anything else, e.g. %3B for ;)",
+        )
+    return text
+
+
 def cookie_line(c: dict[str, Any]) -> str:
     """``sid=(hidden…) 127.0.0.1 / HttpOnly Secure``"""
     flags = [f for f, on in (("HttpOnly", c.get("http_only")), ("Secure", c.get("secure"))) if on]
@@ -98,6 +116,11 @@ def cmd_cookies(args: argparse.Namespace, ctx: Context) -> int:
     params: dict[str, Any] = {"action": args.action, "show_secrets": bool(args.show_secrets)}
     if args.action in ("get", "set"):
         params["name"] = _need(args.name, "a NAME", f"cookies {args.action}")
+    if args.action == "set":
+        _cookie_part(params["name"], "name", _NAME_REFUSED)
+        if not params["name"]:
+            raise RpcError("invalid_params", "the cookie name is empty", hint="give a NAME, e.g. lang")
+        _cookie_part(_need(args.value, "a VALUE", "cookies set"), "value", _VALUE_REFUSED)
     elif args.name is not None:
         params["name"] = args.name
     if args.action == "set":
@@ -153,15 +176,10 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
 
     path = os.path.abspath(args.file)
     if args.action == "save":
-        if not os.path.isdir(os.path.dirname(path)):
-            raise RpcError(
-                "invalid_params", f"the folder {os.path.dirname(path)} does not exist", hint="create it first"
-            )
+        path = out_path(args.file)
         result = ctx.tool("tool.state_save", {})
         state = result.pop("state")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(state, handle, ensure_ascii=False, indent=1)
+        write_private(path, json.dumps(state, ensure_ascii=False, indent=1))
         result.update(
             path=path, cookies=len(state["cookies"]), origins=[o["origin"] for o in state["origins"]]
         )
@@ -181,6 +199,12 @@ def cmd_state(args: argparse.Namespace, ctx: Context) -> int:
     except ValueError:
         raise RpcError(
             "invalid_params", f"{args.file} is not JSON", hint="give a file from `tabpilot state save`"
+        ) from None
+    except RecursionError:
+        raise RpcError(
+            "invalid_params",
+            f"{args.file} nests too deeply to be a saved state",
+            hint="give a file from `tabpilot state save`",
         ) from None
     result = ctx.tool("tool.state_load", {"state": state})
     skipped = result.get("skipped_origins") or []

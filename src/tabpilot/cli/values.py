@@ -27,12 +27,14 @@ def _seconds_text(seconds: float) -> str:
 
 
 class Duration:
-    """``30``, ``30s``, ``500ms``, ``2m``, ``1h`` → seconds, from 0 to ``limit_s``."""
+    """``30``, ``30s``, ``500ms``, ``2m``, ``1h`` → seconds, from ``low_s`` (0: none) to ``limit_s``."""
 
     json_type = "string"
 
-    def __init__(self, limit_s: float = MAX_DURATION_S) -> None:
+    def __init__(self, limit_s: float = MAX_DURATION_S, low_s: float = 0.0, why: str = "") -> None:
         self.limit_s = limit_s
+        self.low_s = low_s
+        self.why = why
         self.__name__ = "duration"
 
     def __call__(self, text: str) -> float:
@@ -50,6 +52,10 @@ class Duration:
             raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 30, 30s, 500ms or 2m)")
         if value < 0:
             raise argparse.ArgumentTypeError("a duration cannot be negative")
+        if value < self.low_s:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is too short: at least {_seconds_text(self.low_s)}{self.why}"
+            )
         if value > self.limit_s:
             raise argparse.ArgumentTypeError(f"{text!r} is too long: at most {_seconds_text(self.limit_s)}")
         return value

@@ -11,12 +11,26 @@ MAX_DEPTH = 32
 PEER_MAX_DEPTH = 256
 
 
-class TooDeep(ValueError):
-    """A frame nested deeper than allowed; ``frame_id`` is its id when it could still be read."""
+class BadFrame(ValueError):
+    """JSON the daemon refuses to act on; ``frame_id`` is its id when it could still be read."""
+
+    def __init__(self, message: str, frame_id: str | None = None) -> None:
+        super().__init__(message)
+        self.frame_id = frame_id
+
+
+class TooDeep(BadFrame):
+    """A frame nested deeper than allowed."""
 
     def __init__(self, limit: int, frame_id: str | None = None) -> None:
-        super().__init__(f"frame nested deeper than {limit} levels")
-        self.frame_id = frame_id
+        super().__init__(f"frame nested deeper than {limit} levels", frame_id)
+
+
+class NotFinite(BadFrame):
+    """A frame holding NaN or Infinity: Python's json reads them, but they are not JSON."""
+
+    def __init__(self, frame_id: str | None = None) -> None:
+        super().__init__("frame with NaN or Infinity (not JSON)", frame_id)
 
 
 def exceeds(value: Any, limit: int) -> bool:
@@ -31,15 +45,38 @@ def exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def decode(raw: str | bytes, limit: int = MAX_DEPTH) -> Any:
-    """The frame, or None when it is not JSON; raises TooDeep past ``limit`` levels."""
+class _Constant(Exception):
+    pass
+
+
+def _refuse_constant(constant: str) -> Any:
+    raise _Constant(constant)
+
+
+def _id_of(value: Any) -> str | None:
+    frame_id = value.get("id") if isinstance(value, dict) else None
+    return frame_id if isinstance(frame_id, str) and frame_id else None
+
+
+def _id_in(raw: str | bytes) -> str | None:
+    """The id of a frame that holds NaN or Infinity (read with them as null), to answer the right call."""
     try:
-        value = json.loads(raw)
+        return _id_of(json.loads(raw, parse_constant=lambda _c: None))
+    except (RecursionError, ValueError):
+        return None
+
+
+def decode(raw: str | bytes, limit: int = MAX_DEPTH) -> Any:
+    """The frame, or None when it is not JSON; raises TooDeep past ``limit`` levels and NotFinite for
+    NaN or Infinity."""
+    try:
+        value = json.loads(raw, parse_constant=_refuse_constant)
     except RecursionError:
         raise TooDeep(limit) from None
+    except _Constant:
+        raise NotFinite(_id_in(raw)) from None
     except (ValueError, UnicodeDecodeError):
         return None
     if isinstance(value, dict | list) and exceeds(value, limit):
-        frame_id = value.get("id") if isinstance(value, dict) else None
-        raise TooDeep(limit, frame_id if isinstance(frame_id, str) and frame_id else None)
+        raise TooDeep(limit, _id_of(value))
     return value

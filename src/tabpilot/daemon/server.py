@@ -16,7 +16,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from tabpilot import __version__, paths, protocol
+from tabpilot import __version__, launcher, paths, protocol
 from tabpilot.daemon import frames
 from tabpilot.daemon.browsers import Browser
 from tabpilot.daemon.config import DaemonConfig
@@ -71,7 +71,7 @@ class DaemonServer:
                 while not authenticator.authenticated:
                     try:
                         frame = frames.decode(await ws.recv())
-                    except frames.TooDeep as deep:
+                    except frames.BadFrame as deep:
                         err = RpcError("protocol_error", str(deep), "bad_frame")
                         step = authenticator.refuse(deep.frame_id, err)
                     else:
@@ -105,7 +105,7 @@ class DaemonServer:
                 browser.last_seen = time.monotonic()
                 try:
                     frame = frames.decode(raw, frames.PEER_MAX_DEPTH)
-                except frames.TooDeep as deep:
+                except frames.BadFrame as deep:
                     log.warning("browser %s sent a %s", browser.instance_id, deep)
                     if deep.frame_id is not None:
                         err = RpcError("protocol_error", f"the browser's answer was a {deep}", "bad_frame")
@@ -158,7 +158,7 @@ class DaemonServer:
                 return
             try:
                 frame = frames.decode(line)
-            except frames.TooDeep as deep:
+            except frames.BadFrame as deep:
                 err = RpcError("protocol_error", str(deep), "bad_frame")
                 writer.write((json.dumps(protocol.error_response(deep.frame_id, err)) + "\n").encode())
                 await writer.drain()
@@ -292,8 +292,14 @@ class DaemonServer:
                 os.unlink(path)
 
 
+def managed_gone(home: str, token: str) -> bool:
+    """Whether the managed browser launched with ``token`` no longer runs (stopped, replaced, or dead)."""
+    state = launcher.read_state(home)
+    return state is None or state.launch_token != token or not launcher.is_alive(state)
+
+
 async def run(home: str, port: int, config: DaemonConfig) -> None:
-    daemon = Daemon(home, port, config)
+    daemon = Daemon(home, port, config, managed_gone=lambda token: managed_gone(home, token))
     server = DaemonServer(daemon)
     await server.start()
     loop = asyncio.get_running_loop()

@@ -53,7 +53,14 @@ ADOPTION_WAIT_S = 2.0
 
 
 class Daemon:
-    def __init__(self, home: str, port: int, config: DaemonConfig | None = None) -> None:
+    def __init__(
+        self,
+        home: str,
+        port: int,
+        config: DaemonConfig | None = None,
+        managed_gone: Callable[[str], bool] | None = None,
+    ) -> None:
+        """``managed_gone(launch_token)``: whether the managed browser started with that token no longer runs."""
         self.home = home
         self.port = port
         self.config = config or DaemonConfig()
@@ -66,6 +73,9 @@ class Daemon:
         self.stop_requested = asyncio.Event()
         self._changed = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
+        self._managed_gone = managed_gone or (lambda _token: False)
+        # Managed browsers that went away, by instance id: their launch token tells whether their process did.
+        self._away_tokens: dict[str, str] = {}
         self._handlers: dict[str, Callable[[dict[str, Any], asyncio.Event], Awaitable[Any]]] = {
             "daemon.status": self._status,
             "daemon.stop": self._stop,
@@ -132,6 +142,7 @@ class Daemon:
             if previous.close is not None:
                 await previous.close()
         hello = browser.hello
+        self._away_tokens.pop(browser.instance_id, None)
         log.info("browser connected: %s (paired now: %s)", browser.describe(), paired_with is not None)
         # Panel sessions are the chat service's: it brings them back when their next turn starts.
         listed = {s for s in hello.session_ids if not s.startswith(protocol.PANEL_SESSION_PREFIX)}
@@ -168,6 +179,8 @@ class Daemon:
                 hint="wait a moment and retry; `tabpilot browser list` shows connected browsers",
             )
         )
+        if browser.hello.launch_token is not None:
+            self._away_tokens[browser.instance_id] = browser.hello.launch_token
         now = time.monotonic()
         for session in self.sessions.of_browser(browser.instance_id):
             session.offline_since = now
@@ -793,6 +806,15 @@ class Daemon:
         browser = self.browsers.get(session.browser_id)
         if browser is not None:
             return browser
+        token = self._away_tokens.get(session.browser_id)
+        if token is not None and self._managed_gone(token):
+            # A browser whose process is gone does not come back: waiting out the grace would help nobody.
+            raise RpcError(
+                "no_browser_connected",
+                f"the browser of session {session.session_id!r} ({session.browser_id}) is no longer running",
+                "browser_disconnected",
+                hint="start it again with `tabpilot browser launch`, then retry",
+            )
         wait_s = min(timeout_s, self.config.reconnect_grace_s)
         browser = await self._wait_until(lambda: self.browsers.get(session.browser_id), wait_s, abandon)
         if browser is None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabpilot.protocol import RpcError
+from tabpilot.protocol import PANEL_SESSION_PREFIX, RpcError
 
 DEFAULT_SESSION = "default"
 SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -30,6 +30,12 @@ def check_session_name(name: str) -> str:
             "invalid_params",
             f"bad session name {name!r}",
             hint="use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+    if name.startswith(PANEL_SESSION_PREFIX):
+        raise RpcError(
+            "invalid_params",
+            f"session names starting with {PANEL_SESSION_PREFIX!r} are the side panel's",
+            hint="pick a name that does not start with 'p-'",
         )
     return name
 

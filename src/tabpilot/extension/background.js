@@ -32,6 +32,7 @@ import { createAttachments } from "./panel/attachments.js";
 import { registerPanelOpeners } from "./panel/opener.js";
 import { wireToolbar } from "./person/toolbar.js";
 import { createRequestBlock } from "./person/request-block.js";
+import { createPreloading } from "./person/preloading.js";
 import { createGrants } from "./approval/grants.js";
 import { createAsks } from "./approval/asks.js";
 import { approve } from "./approval/gate.js";
@@ -46,6 +47,8 @@ const cdp = createCdp({
   tabExists: (tabId) => chrome.tabs.get(tabId).then(() => true, () => false),
   tabUrl: (tabId) => chrome.tabs.get(tabId).then((t) => t.pendingUrl || t.url || null, () => null),
   setupTarget: async (send, tabId) => {
+    // Before the agent's first command in the tab: nothing it loads may be speculated.
+    await preloading.refresh();
     await sites.intercept(send);
     await networkLog.enable(send);
     await requests.debugged(tabId);
@@ -185,6 +188,7 @@ const requests = createRequestBlock({
   onDetach: (fn) => cdp.onDetach(fn),
   self: chrome.runtime.id,
 });
+const preloading = createPreloading({ setting: chrome.privacy?.network?.networkPredictionEnabled, sessions });
 // Content scripts (in every page) have no use for what is stored locally: the pairing secret, blocked sites.
 void chrome.storage.local.setAccessLevel?.({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
 
@@ -207,6 +211,7 @@ const panel = createPanelBridge({
   admit: (tab) => sites.admit(tab, { frames: false }),
   attachments: createAttachments({ snapshots, cdp }),
   approvals: asks,
+  hidden: overlay.hiddenAsks,
 });
 registerPanelOpeners({ sidePanel: chrome.sidePanel, commands: chrome.commands, contextMenus: chrome.contextMenus, runtime: chrome.runtime });
 
@@ -216,6 +221,7 @@ registerPopupBridge(
   connection,
   createSessionBoard({ sessions, tabs: chrome.tabs, windows: chrome.windows, overlay, borrowing }),
   panel,
+  overlay.hiddenAsks,
 );
 // Without a startup listener Chrome would not start the worker when the browser starts.
 chrome.runtime.onStartup.addListener(() => void connection.ensureConnected());

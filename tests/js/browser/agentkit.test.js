@@ -40,6 +40,13 @@ test("download names are one plain file name; session folders are safe", () => {
   assert.equal(safeName(".hidden"), "hidden");
   assert.equal(safeName('a<b>:"c".csv'), "a_b___c_.csv");
   assert.equal(safeName(""), "download");
+  // devices on Windows, which Chrome refuses on every platform, and names no file system takes
+  assert.equal(safeName("CON"), "_CON");
+  assert.equal(safeName("lpt1.txt"), "_lpt1.txt");
+  assert.equal(safeName("console.log"), "console.log");
+  assert.equal(safeName("report. . "), "report");
+  const long = safeName(`${"é".repeat(300)}.csv`);
+  assert.ok(new TextEncoder().encode(long).length <= 200 && long.endsWith("é.csv"), long);
   assert.equal(sessionFolder("agent-1.x"), "agent-1.x");
   assert.equal(sessionFolder("../up"), "__up");
 });

@@ -123,6 +123,20 @@ test("only the extension's own panel page may connect: not a content script, not
   assert.equal(isPanelPort(fakePort(`${ORIGIN}/sidepanel/sidepanel.htmlx`), runtime), false);
 });
 
+test("every panel hears which approval cards a page hides, on connect and whenever that changes", () => {
+  const runtime = fakeRuntime();
+  const watchers = new Set();
+  let list = [{ requestId: "ap-1", kind: "approve" }, { requestId: "borrow-3", kind: "borrow" }];
+  const hidden = { list: () => list, onChange: (fn) => (watchers.add(fn), () => watchers.delete(fn)) };
+  const tabs = { get: async () => ({}), onRemoved: new FakeEvent() };
+  createPanelBridge({ runtime, connection: fakeConnection({}), tabs, storage: new FakeStorage(), admit: async () => {}, attachments: {}, hidden, log: quiet });
+  const port = fakePort(`${ORIGIN}/sidepanel/sidepanel.html`);
+  runtime.onConnect.fire(port);
+  list = [];
+  for (const fn of watchers) fn();
+  assert.deepEqual(port.sent, [{ push: "hidden", approval_ids: ["ap-1"] }, { push: "hidden", approval_ids: [] }]);
+});
+
 test("a refused port is disconnected and its messages never reach the daemon", async () => {
   const { open, connection } = setup({ "chat.start": { conversation_id: "c-1" } });
   const port = open("https://shop.test/");

@@ -1,7 +1,7 @@
 // Blocked-site patterns: what each form covers, and that every doubt blocks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { blockedBy, compilePattern, parseBlockList, parseBlockListText } from "../../../src/tabpilot/extension/person/blocklist.js";
+import { blockedBy, compilePattern, cookieBlocked, parseBlockList, parseBlockListText } from "../../../src/tabpilot/extension/person/blocklist.js";
 
 /** @param {string[]} list @param {string} url */
 const blocked = (list, url) => blockedBy(list, url) !== null;
@@ -84,4 +84,14 @@ test("the options page refuses a bad line and names it", () => {
   assert.throws(() => compilePattern("https://"), /not a host name/);
   assert.throws(() => compilePattern("javascript://x"), /only http and https/);
   assert.throws(() => compilePattern("host.example?q"), /a path must start with \//);
+});
+
+test("a cookie is the blocked site's whatever port or path its pattern names, and a domain cookie reaches the hosts under it", () => {
+  const list = ["localhost:8080", "bank.example/private/*", "https://mail.example.org:8443/x", "*.corp.example"];
+  for (const domain of ["localhost", "127.0.0.1", "app.localhost", "bank.example", ".bank.example", "mail.example.org", "a.corp.example", ".example.org", ".example"]) {
+    assert.equal(cookieBlocked(list, domain), true, domain);
+  }
+  for (const domain of ["example.com", "notbank.example", "example.org", "www.mail.example.org", "corp.example.net"]) assert.equal(cookieBlocked(list, domain), false, domain);
+  assert.equal(cookieBlocked([], "localhost"), false);
+  assert.equal(cookieBlocked("damaged", "example.com"), true);
 });

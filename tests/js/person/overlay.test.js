@@ -96,6 +96,43 @@ test("a borrow is answered only by the prompt frame holding the ask's token, in 
   assert.deepEqual(sent.at(-1)[1], { kind: "ask_end", request_id: "r1" });
 });
 
+test("an ask the page draws out of its size is answered in the popup, and only there and then", async () => {
+  const { overlay, fromPage, fromPrompt } = setup({ pages: { 3: () => ({ shown: true }) } });
+  const changes = [];
+  overlay.hiddenAsks.onChange(() => changes.push(overlay.hiddenAsks.list().length));
+  const answer = overlay.askBorrow(3, { requestId: "r1", sessionId: "s1", reason: "read", timeoutMs: 5000 });
+  await tick();
+  // not hidden: the popup cannot answer it
+  assert.deepEqual(await fromPage(3, { kind: "prompt.drawn", token: "secret-1", natural: true, why: "" }), { ok: true });
+  assert.equal(overlay.hiddenAsks.answer("r1", "allow"), false);
+  // the word of another tab, or about another token, or from a frame that is not the page's top, changes nothing
+  assert.deepEqual(await fromPage(1, { kind: "prompt.drawn", token: "secret-1", natural: false, why: "x" }), { ok: false });
+  assert.deepEqual(await fromPage(3, { kind: "prompt.drawn", token: "secret-9", natural: false, why: "x" }), { ok: false });
+  assert.equal(await fromPage(3, { kind: "prompt.drawn", token: "secret-1", natural: false, why: "x" }, { frameId: 4 }), undefined);
+  assert.deepEqual(overlay.hiddenAsks.list(), []);
+  assert.deepEqual(await fromPage(3, { kind: "prompt.drawn", token: "secret-1", natural: false, why: "the page zooms it to ×0.04 of its size" }), { ok: true });
+  const [hidden] = overlay.hiddenAsks.list();
+  assert.deepEqual({ ...hidden, view: hidden.view.reason }, { requestId: "r1", kind: "borrow", tabId: 3, view: "read", why: "the page zooms it to ×0.04 of its size" });
+  // shown at its size again: still answered in the popup (the place to answer does not flicker away)
+  await fromPage(3, { kind: "prompt.drawn", token: "secret-1", natural: true, why: "" });
+  assert.equal(overlay.hiddenAsks.list().length, 1);
+  assert.equal(overlay.hiddenAsks.answer("r1", "done"), false, "not an answer a borrow takes");
+  assert.equal(overlay.hiddenAsks.answer("r2", "allow"), false);
+  assert.equal(overlay.hiddenAsks.answer("r1", "allow"), true);
+  assert.equal(await answer, "allow");
+  assert.deepEqual(overlay.hiddenAsks.list(), []);
+  assert.deepEqual(changes, [1, 0]);
+  // answered: its prompt frame answers nothing more
+  assert.equal(await fromPrompt(3, { kind: "prompt.answer", token: "secret-1", answer: "deny" }), null);
+  // an approval card answered in the popup says so to its asker, once
+  const approved = overlay.askApproval(3, { requestId: "ap-1", sessionId: "p-1", view: { title: "Submit a form", target: "x" }, timeoutMs: 5000 });
+  await tick();
+  await fromPage(3, { kind: "prompt.drawn", token: "secret-2", natural: false, why: "shrunk" });
+  assert.equal(overlay.hiddenAsks.answer("ap-1", "deny"), true);
+  assert.equal(await approved, "deny");
+  assert.deepEqual([overlay.answeredVia("ap-1"), overlay.answeredVia("ap-1"), overlay.answeredVia("r1")], ["popup", "page", "page"]);
+});
+
 test("a borrow nobody can see or answer is never a yes", async () => {
   const { overlay } = setup({ pages: { 3: shown } });
   assert.equal(await overlay.askBorrow(5, { requestId: "r1", sessionId: "s1", timeoutMs: 5000 }), "unavailable");

@@ -25,6 +25,14 @@ function fakeConnection() {
   };
 }
 
+test("the popup answers a question the page hides, by its request id", async () => {
+  const answered = [];
+  const asks = { list: () => [], onChange: () => () => {}, answer: (id, answer) => answered.push([id, answer]) };
+  await applyPopupMessage(fakeConnection(), { kind: "answer_hidden", value: { request_id: "r1", answer: "allow" } }, undefined, undefined, asks);
+  await applyPopupMessage(fakeConnection(), { kind: "answer_hidden", value: null }, undefined, undefined, asks);
+  assert.deepEqual(answered, [["r1", "allow"], [undefined, undefined]]);
+});
+
 test("popup messages are validated before they change anything", async () => {
   const c = fakeConnection();
   const warn = console.warn;

@@ -41,6 +41,8 @@ test("the rules spare the person's tabs only; requests of no tab are held but fo
   assert.equal(sessionRules([], [1]).length, 0);
   assert.deepEqual(sessionRules(["localhost"], [], [], "ext-id")[2].condition.excludedInitiatorDomains, ["ext-id"], "the daemon link is never held");
   assert.equal(sessionRules("damaged", [1])[0].condition.regexFilter, "^(?:https?|wss?)://");
+  // a site's own worker could read a blocked path of it for an agent tab's page: held too
+  assert.equal(sessionRules(["bank.example.com/private/*"], [])[2].condition.excludedInitiatorDomains, undefined);
 });
 
 function setup({ stored = ["bank.example.com"] } = {}) {

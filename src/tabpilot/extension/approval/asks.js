@@ -17,7 +17,8 @@ import { RpcError } from "../link/protocol.js";
  *   deadline: number, elsewhere: AbortController | null, settle: (outcome: string, via: string, always?: boolean) => void}} Pending
  * @typedef {{
  *   askApproval(tabId: number, request: {requestId: string, sessionId: string, view: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal}): Promise<string>,
- * }} PageSurface
+ *   answeredVia?(requestId: string): string,
+ * }} PageSurface  answeredVia: where the person answered the page's card ("page", or "popup" for one the page hid)
  * @typedef {{ask(question: {id: string, title: string, message: string, buttons: string[], contextMessage?: string},
  *   options: {timeoutMs: number, signal?: AbortSignal, onClick?: () => void}): Promise<number | "timeout" | "closed">}} NotifySurface
  */
@@ -54,7 +55,7 @@ export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, sho
     const view = { ...card, session_id: entry.sessionId, deadline: entry.deadline };
     void tabInView(entry.sessionId)
       .then((tabId) => page.askApproval(tabId ?? entry.tabId, { requestId: entry.id, sessionId: entry.sessionId, view, timeoutMs: left, signal: elsewhere.signal }))
-      .then((answer) => (answer === "allow" || answer === "deny") && entry.settle(answer, "page"))
+      .then((answer) => (answer === "allow" || answer === "deny") && entry.settle(answer, page.answeredVia?.(entry.id) ?? "page"))
       .catch(() => {});
     void notify
       .ask(

@@ -34,10 +34,33 @@ const OWNER_WAIT_MS = 1000;
 /** Downloads remembered for the listings (the oldest are forgotten). */
 const KEPT = 200;
 
-/** A name that is one plain file name in a folder (no path, nothing hidden). @param {string} name */
+// Chrome refuses a suggested name that is a device on Windows (on every platform) or longer than a file
+// system takes, and then puts the file where it likes: outside the session's folder.
+const RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9]|clock\$)(?:\.|$)/i;
+/** UTF-8 bytes a name may take: file systems take 255, Chrome's uniquifier adds " (NN)". */
+const MAX_NAME_BYTES = 200;
+const encoder = new TextEncoder();
+
+/** `name` cut to `bytes` of UTF-8 at a whole character. @param {string} name @param {number} bytes */
+function cut(name, bytes) {
+  let out = "";
+  for (const ch of name) {
+    if (encoder.encode(out + ch).length > bytes) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** A name that is one plain file name in a folder (no path, nothing hidden, no device, not too long). @param {string} name */
 export function safeName(name) {
   const base = name.split(/[\\/]/).pop() ?? "";
-  const cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^[.\s]+/, "").trim();
+  let cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^[.\s]+/, "").replace(/[.\s]+$/, "");
+  if (RESERVED.test(cleaned)) cleaned = `_${cleaned}`;
+  if (encoder.encode(cleaned).length > MAX_NAME_BYTES) {
+    const dot = cleaned.lastIndexOf(".");
+    const extension = dot > 0 && cleaned.length - dot <= 16 ? cleaned.slice(dot) : "";
+    cleaned = cut(cleaned.slice(0, cleaned.length - extension.length), MAX_NAME_BYTES - encoder.encode(extension).length) + extension;
+  }
   return cleaned || "download";
 }
 

@@ -6,6 +6,9 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 // `localhost:3000/x` and `example.com:8443` look like a scheme followed by data; a run of digits
 // after the colon, ending the input or followed by a path/query/fragment, makes it a port instead.
 const HOST_AND_PORT = /^[^\s/?#@:]+:\d+(?:[/?#]|$)/;
+// ...unless the name before the colon is a scheme that runs or wraps something (`javascript:1` is script,
+// not a host called "javascript" on port 1).
+const NOT_A_HOST = /^(?:javascript|vbscript|data|blob|filesystem|file|about|view-source|chrome|chrome-extension|devtools|edge|brave|moz-extension):/i;
 const RELATIVE = /^(?:\/|\.{1,2}(?:\/|$)|[?#])/;
 const WEB_SCHEMES = new Set(["http:", "https:"]);
 
@@ -119,7 +122,7 @@ export function normalizeUrl(input, { allowFile = false, base } = {}) {
   } else if (RELATIVE.test(text)) {
     if (base === undefined) throw badUrl(`relative URL ${text} needs a page to resolve against`);
     url = parse(text, base);
-  } else if (SCHEME.test(text) && !HOST_AND_PORT.test(text)) {
+  } else if (SCHEME.test(text) && (!HOST_AND_PORT.test(text) || NOT_A_HOST.test(text))) {
     url = parse(text);
   } else {
     url = withDefaultScheme(text);

@@ -7,10 +7,12 @@
 // The UI lives in a closed shadow root on one host element carrying `data-tabpilot-overlay`: page
 // scripts cannot reach into it, and the agent's snapshots, text, html and hit tests leave it out. The
 // page can still style, cover, move or remove that host: the host's own style is put back whenever the
-// page touches it, and the borrow prompt and the help panel are not drawn here at all but are this
+// page touches it, it is kept in the top layer above the page's own modal dialogs, popovers and fullscreen
+// element (content/top-layer.js), and the borrow prompt and the help panel are not drawn here at all but are this
 // extension's page (prompt/prompt.html) in a frame, which takes a click only while the browser reports
-// it fully visible and unobscured, and re-arms its delay whenever it was moved or its host touched
-// (this script tells it so).
+// it fully visible and unobscured and drawn at its natural size (content/drawn.js measures that here and
+// tells the frame and the worker), and re-arms its delay whenever it was moved or its host touched (this
+// script tells it so).
 // Every input event is looked at first here, on the window in the capture phase (registered at
 // document_start, before any page script): events aimed at the overlay are handled here and hidden from
 // the page; while the shield is up, the person's pointer and keys are swallowed, except during the
@@ -25,6 +27,12 @@
     " width: 0 !important; height: 0 !important; z-index: 2147483647 !important; pointer-events: none !important;" +
     " opacity: 1 !important; transform: none !important; filter: none !important; clip-path: none !important;";
   const PROMPT_PAGE = chrome.runtime.getURL("prompt/prompt.html");
+  /** The host's own attributes; any other the page sets is taken off. */
+  const HOST_ATTRIBUTES = ["style", "data-tabpilot-overlay", "popover"];
+  /** content/drawn.js, loaded before this script. @type {{shrunk(frame: HTMLElement): string | null}} */
+  const drawnSize = /** @type {any} */ (globalThis).tabpilotDrawn;
+  /** content/top-layer.js, loaded before this script. @type {{keepOnTop(host: HTMLElement, rehome: () => void): {raise(): void, home(): Element | null}}} */
+  const topLayer = /** @type {any} */ (globalThis).tabpilotTopLayer;
   /** Half the side of the square the shield leaves free around the agent's pointer (its hover stays). */
   const HOLE_PX = 2;
   /**
@@ -41,6 +49,12 @@
   /** The questions drawn as prompt frames, and how the frame is titled for each. @typedef {"borrow" | "help" | "approve"} AskKind */
   /** @type {AskKind[]} */
   const ASK_KINDS = ["borrow", "help", "approve"];
+  /** The port held open to the worker while the person is asked: it closes when the worker stops. */
+  const WATCH_PORT = "overlay.watch";
+  /** How long the line saying why a question went stays up. */
+  const NOTICE_MS = 15_000;
+  const STALE_NOTICE =
+    "tabpilot took back the question that was here: the extension restarted and no longer waits for its answer. Nothing was allowed.";
   const PROMPT_TITLES = { borrow: "tabpilot asks to borrow this tab", help: "tabpilot asks for your help", approve: "tabpilot asks before an agent's action" };
 
   /**
@@ -60,15 +74,21 @@
     /** @type {Ask | null} */ borrow: null,
     /** @type {Ask | null} */ help: null,
     /** @type {Ask | null} */ approve: null,
+    /** A line for the person: why a question went away. @type {string | null} */ notice: null,
   };
   /** Each prompt frame's height, as the frame reports it (its content decides). @type {Record<string, number>} */
   const promptHeights = {};
 
   /** @type {HTMLElement | null} */ let host = null;
   /** @type {ShadowRoot | null} */ let root = null;
+  /** Puts the host back on top of the page's top layer; where it must live (under <html>, or in the page's modal dialog). */
+  let onTop = { raise() {}, home: () => /** @type {Element | null} */ (document.documentElement) };
+  /** Where the host lives, as the remount observer watches it. @type {Element | null} */ let watchedParent = null;
   /** @type {ReturnType<typeof setInterval> | undefined} */ let ticker;
   /** @type {number | undefined} */ let watching;
   /** @type {ReturnType<typeof setTimeout> | undefined} */ let boxesTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */ let noticeTimer;
+  /** Open while the person is asked; see watchWorker. @type {chrome.runtime.Port | null} */ let watch = null;
 
   // ── Input: first look at every event ────────────────────────────────────────────────────────────────
 
@@ -160,13 +180,19 @@
     return false;
   });
 
-  /** A prompt frame says how tall its content is. @param {any} m */
+  /**
+   * A prompt frame says how tall its content is. It is listening now: the next look at the frames tells
+   * it again how it is drawn (in order with every later word on that, on the one channel they share).
+   * @param {any} m
+   */
   function promptSized(m) {
     const kind = ASK_KINDS.find((k) => state[k]?.token === m.token) ?? null;
     if (kind === null || typeof m.height !== "number" || !Number.isFinite(m.height)) return;
     promptHeights[kind] = Math.min(Math.max(0, Math.ceil(m.height)), 2000);
     const frame = /** @type {HTMLIFrameElement | undefined} */ (parts[kind]?.querySelector("iframe"));
-    if (frame) frame.style.height = `${promptHeights[kind]}px`;
+    if (!frame) return;
+    frame.style.height = `${promptHeights[kind]}px`;
+    promptSizes.delete(frame);
   }
 
   /** @param {any} m */
@@ -229,6 +255,46 @@
     state[kind] = ask;
   }
 
+  /**
+   * While the person is asked, hold a port to the worker. A worker that stops (the browser ends it, it
+   * crashes, the extension updates) closes it, and a restarted worker knows none of the asks it had: what
+   * it does not know any more is taken off the page at once, with a line that says why, rather than left
+   * with an Allow that answers nothing.
+   */
+  function watchWorker() {
+    const asked = ASK_KINDS.some((k) => state[k]);
+    if (asked && !watch) {
+      try {
+        watch = chrome.runtime.connect({ name: WATCH_PORT });
+      } catch {
+        // The extension was reloaded: this script is an orphan, and its asks with it.
+        dropUnknown(null);
+        return;
+      }
+      watch.onDisconnect.addListener(() => {
+        watch = null;
+        void send({ kind: "overlay.hello" }).then(dropUnknown);
+      });
+    } else if (!asked && watch) {
+      watch.disconnect();
+      watch = null;
+    }
+  }
+
+  /** Drop the asks the worker no longer has for this page. @param {any} known its hello (null: no worker answered) */
+  function dropUnknown(known) {
+    const stale = ASK_KINDS.filter((k) => state[k] && known?.[k]?.token !== state[k]?.token);
+    if (stale.length === 0) return;
+    for (const kind of stale) state[kind] = null;
+    state.notice = STALE_NOTICE;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => {
+      state.notice = null;
+      render();
+    }, NOTICE_MS);
+    render();
+  }
+
   send({ kind: "overlay.hello" }).then((/** @type {any} */ r) => {
     if (!r) return;
     state.session = r.session ?? state.session;
@@ -262,6 +328,8 @@
     .prompt.borrow, .prompt.approve { top: 16px; right: 16px; }
     .prompt.help { left: 50%; bottom: 72px; transform: translateX(-50%); }
     .passing, .passing * { pointer-events: none !important; }
+    .notice { position: fixed; top: 16px; right: 16px; width: min(400px, calc(100vw - 24px)); padding: 10px 14px;
+      border-radius: 12px; background: #1f2937; color: #f9fafb; box-shadow: 0 8px 30px rgba(0,0,0,.3); pointer-events: auto; }
     .mark { position: fixed; border: 3px solid #f97316; border-radius: 4px; box-shadow: 0 0 0 4px rgba(249,115,22,.25);
       pointer-events: none; }
   `;
@@ -271,7 +339,7 @@
   /** What each part was last drawn from: a part is redrawn only when that changes (a redrawn note field would lose the text being typed). */
   const drawn = /** @type {Record<string, string>} */ ({});
   const remount = new MutationObserver(() => {
-    if (host && visible() && host.parentNode !== document.documentElement) {
+    if (host && visible() && host.parentNode !== onTop.home()) {
       mount();
       promptsTouched();
     }
@@ -288,13 +356,15 @@
 
   function restyleHost() {
     if (!host) return;
-    for (const name of host.getAttributeNames()) if (name !== "style" && name !== "data-tabpilot-overlay") host.removeAttribute(name);
+    for (const name of host.getAttributeNames()) if (!HOST_ATTRIBUTES.includes(name)) host.removeAttribute(name);
     const visibility = state.hidden ? "hidden" : "visible";
     if (host.style.cssText !== hostCss[visibility]) {
       host.style.cssText = `${HOST_STYLE} visibility: ${visibility} !important;`;
       // As the browser writes it back, so the next comparison is exact.
       hostCss[visibility] = host.style.cssText;
     }
+    // The page took it out of the top layer (its `popover` rewritten, hidePopover()): back on top.
+    if (host.isConnected && !host.matches(":popover-open")) onTop.raise();
     // Our own writes are no touch.
     reassert.takeRecords();
   }
@@ -303,6 +373,9 @@
     if (!host) {
       host = document.createElement(HOST_TAG);
       host.setAttribute("data-tabpilot-overlay", "");
+      onTop = topLayer.keepOnTop(host, () => {
+        if (visible()) mount();
+      });
       restyleHost();
       reassert.observe(host, { attributes: true });
       root = host.attachShadow({ mode: "closed" });
@@ -310,19 +383,27 @@
       style.textContent = CSS;
       root.append(style);
       // Bottom to top: the shield under everything, the badge and prompts on top.
-      for (const name of ["shield", "marks", "help", "borrow", "approve", "badge"]) root.append((parts[name] = document.createElement("div")));
+      for (const name of ["shield", "marks", "help", "borrow", "approve", "notice", "badge"]) root.append((parts[name] = document.createElement("div")));
     }
-    const parent = document.documentElement;
+    const parent = onTop.home();
     if (!parent) return false;
-    if (host.parentNode !== parent) parent.append(host);
-    // A page that rewrites <html> or its children takes the host with it: put it back.
-    remount.observe(document, { childList: true });
-    remount.observe(parent, { childList: true });
+    if (host.parentNode !== parent) {
+      parent.append(host);
+      onTop.raise();
+    }
+    // A page that rewrites <html> or its children takes the host with it: put it back. In a modal dialog,
+    // anything above the host may take it away.
+    if (watchedParent !== parent) {
+      remount.disconnect();
+      remount.observe(document, { childList: true, subtree: parent !== document.documentElement });
+      remount.observe(parent, { childList: true });
+      watchedParent = parent;
+    }
     return true;
   }
 
   function visible() {
-    return !!(state.session || state.borrow || state.help || state.approve || state.shield);
+    return !!(state.session || state.borrow || state.help || state.approve || state.shield || state.notice);
   }
 
   /**
@@ -340,9 +421,11 @@
     if (!visible()) {
       host?.remove();
       remount.disconnect();
+      watchedParent = null;
       clearInterval(ticker);
       ticker = undefined;
       watchPrompts();
+      watchWorker();
       return;
     }
     // Before <html> exists (document_start), wait for it.
@@ -359,6 +442,7 @@
     draw("help", state.help && [state.help.token], () => promptFrame("help", /** @type {Ask} */ (state.help)));
     draw("borrow", state.borrow && [state.borrow.token], () => promptFrame("borrow", /** @type {Ask} */ (state.borrow)));
     draw("approve", state.approve && [state.approve.token], () => promptFrame("approve", /** @type {Ask} */ (state.approve)));
+    draw("notice", state.notice && [state.notice], () => el("div", { class: "notice", role: "status" }, [/** @type {string} */ (state.notice)]));
     draw("badge", state.session && [state.session.id, state.session.paused, state.stopping], () => badge(/** @type {Badge} */ (state.session)));
     // What the agent does changes with every action: only that text is replaced.
     const doing = parts.badge.querySelector(".doing");
@@ -375,6 +459,7 @@
       ticker = undefined;
     }
     watchPrompts();
+    watchWorker();
   }
 
   /**
@@ -390,6 +475,8 @@
 
   /** Where each prompt frame was last seen on screen. @type {Map<HTMLIFrameElement, string>} */
   const promptPlaces = new Map();
+  /** Why each prompt frame was last found not drawn at its natural size ("": it was). @type {Map<HTMLIFrameElement, string>} */
+  const promptSizes = new Map();
 
   /** While a prompt is up, look at its place every frame: a prompt that moved re-arms its delay. */
   function watchPrompts() {
@@ -399,6 +486,7 @@
       cancelAnimationFrame(watching);
       watching = undefined;
       promptPlaces.clear();
+      promptSizes.clear();
     }
   }
 
@@ -407,14 +495,29 @@
     if (!root) return;
     const frames = /** @type {HTMLIFrameElement[]} */ ([...root.querySelectorAll("iframe.prompt")]);
     for (const frame of [...promptPlaces.keys()]) if (!frames.includes(frame)) promptPlaces.delete(frame);
+    for (const frame of [...promptSizes.keys()]) if (!frames.includes(frame)) promptSizes.delete(frame);
     for (const frame of frames) {
       const r = frame.getBoundingClientRect();
       const place = `${r.left},${r.top},${r.width},${r.height}`;
       const before = promptPlaces.get(frame);
       promptPlaces.set(frame, place);
       if (before !== undefined && before !== place) touched(frame);
+      const why = drawnSize.shrunk(frame) ?? "";
+      if (promptSizes.get(frame) !== why) {
+        promptSizes.set(frame, why);
+        sized(frame, why);
+      }
     }
     watchPrompts();
+  }
+
+  /**
+   * Tell the prompt frame (it arms only at its natural size) and the worker (the popup answers what the page
+   * hides) how the frame is drawn now. @param {HTMLIFrameElement} frame @param {string} why "": at its natural size
+   */
+  function sized(frame, why) {
+    const secret = frame.src.split("#")[1];
+    if (secret) void send({ kind: "prompt.drawn", token: secret, natural: why === "", why });
   }
 
   /** Every prompt re-arms (the page touched what holds them). */

@@ -95,6 +95,7 @@ export const REASONS = Object.freeze(
     "client_disconnected",
     "daemon_not_running",
     "daemon_start_failed",
+    "socket_refused",
     "bad_frame",
     "handshake_required",
     "protocol_incompatible",

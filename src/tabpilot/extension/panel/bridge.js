@@ -68,12 +68,14 @@ export function isPanelPort(port, runtime) {
  *     selection(tabId: number): Promise<string>, screenshot(tabId: number): Promise<string>},
  *   approvals?: {answer(approvalId: string, decision: string, from: {conversationId: string, always?: boolean}): boolean,
  *     panelGone(conversationId: string): void},
+ *   hidden?: {list(): {requestId: string, kind: string}[], onChange(fn: () => void): () => void},
  *   timers?: {setTimeout: typeof setTimeout, clearTimeout: typeof clearTimeout},
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   approvals: the cards of this conversation's agent actions; a panel showing it answers them
+ *   hidden: the questions pages hide from the person (person/hidden-asks.js): a panel says so on those cards
  */
-export function createPanelBridge({ runtime, connection, tabs, storage, admit, attachments, approvals, timers = globalThis, log = console }) {
+export function createPanelBridge({ runtime, connection, tabs, storage, admit, attachments, approvals, hidden, timers = globalThis, log = console }) {
   /** @type {Map<string, Map<Port, Watch>>} conversation id → the ports watching it */
   const watchers = new Map();
   /** @type {Set<Port>} */
@@ -102,6 +104,13 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
   function changed() {
     for (const fn of [...changeListeners]) fn();
   }
+
+  /** The approval cards a page keeps from their natural size (an approval's card is asked by its id). */
+  const hiddenCards = () => ({ push: "hidden", approval_ids: (hidden?.list() ?? []).filter((a) => a.kind === "approve").map((a) => a.requestId) });
+  hidden?.onChange(() => {
+    const message = hiddenCards();
+    for (const port of ports) post(port, message);
+  });
 
   /** @param {Port} port @param {unknown} message */
   function post(port, message) {
@@ -331,6 +340,7 @@ export function createPanelBridge({ runtime, connection, tabs, storage, admit, a
     }
     ports.add(port);
     port.onDisconnect.addListener(() => drop(port));
+    if (hidden) post(port, hiddenCards());
     port.onMessage.addListener(async (message) => {
       const id = message?.id;
       const op = Object.hasOwn(ops, message?.op) ? ops[message.op] : null;

@@ -165,3 +165,24 @@ export function blockedBy(storedValue, rawUrl) {
   const rule = parsed.rules.find((r) => matches(r, site));
   return rule ? rule.source : null;
 }
+
+/**
+ * Whether a cookie of `domain` could go to a blocked address. Cookies know no port and a path only
+ * narrows where they go, so a pattern's port and path do not spare the cookies of its host; a domain
+ * cookie (leading dot) also goes to every blocked host under it. Fails closed.
+ * @param {unknown} storedValue @param {string} domain a cookie's domain, as the browser gives it
+ */
+export function cookieBlocked(storedValue, domain) {
+  const parsed = parseBlockList(storedValue);
+  if (!parsed.ok) return true;
+  const host = canonicalHost(domain.replace(/^\./, ""));
+  if (host === null) return true;
+  const wide = domain.startsWith(".");
+  return parsed.rules.some(
+    (rule) =>
+      host === rule.host ||
+      (rule.subdomains && host.endsWith(`.${rule.host}`)) ||
+      (rule.host === LOOPBACK && onThisMachine(host)) ||
+      (wide && rule.host.endsWith(`.${host}`)),
+  );
+}

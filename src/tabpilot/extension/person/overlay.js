@@ -15,7 +15,9 @@
 // extension's own page (prompt/prompt.html) in a frame the content script puts in the overlay, which
 // runs in the extension's process, so the page can neither script it nor forge its answers. Only that
 // frame, in the tab that was asked and holding the ask's random token, can answer; it takes a click
-// only while the browser reports it fully visible and unobscured (prompt/prompt.js).
+// only while the browser reports it fully visible and unobscured and it is drawn at its natural size
+// (prompt/prompt.js); an ask the page draws shrunk or zoomed is answered in the popup (person/hidden-asks.js).
+import { createHiddenAsks } from "./hidden-asks.js";
 
 /**
  * @typedef {{addListener(fn: (...args: any[]) => any): void}} ChromeEvent
@@ -24,8 +26,8 @@
  *   sendMessage(tabId: number, message: unknown, options?: {frameId?: number}): Promise<any>,
  *   onRemoved: ChromeEvent,
  * }} TabsApi
- * @typedef {{id: string, onMessage: ChromeEvent, getURL(path: string): string}} RuntimeApi
- * @typedef {{tabId: number, token: string, view: Record<string, unknown>, answer: (a: any) => void}} Ask
+ * @typedef {{id: string, onMessage: ChromeEvent, onConnect?: ChromeEvent, getURL(path: string): string}} RuntimeApi
+ * @typedef {{requestId: string, tabId: number, token: string, view: Record<string, unknown>, answer: (a: any) => void}} Ask
  * @typedef {{
  *   ownerOf(tab: Tab): Promise<string | null>,
  *   tabs(sessionId: string): Promise<{id: number}[]>,
@@ -49,6 +51,8 @@ const MAX_REASON = 300;
 const MAX_PROMPT = 2000;
 const MAX_TITLE = 120;
 export const PROMPT_PAGE = "prompt/prompt.html";
+/** The longest reason a page's content script may give for a prompt not drawn at its size. */
+const MAX_WHY = 200;
 
 /** @param {unknown} text @param {number} max */
 function clip(text, max) {
@@ -82,6 +86,9 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   const pauseChanged = () => {
     for (const fn of [...pauseListeners]) fn();
   };
+  const hiddenAsks = createHiddenAsks();
+  /** Asks the person answered in the popup, until the asker reads it (answeredVia). @type {Set<string>} */
+  const answeredInPopup = new Set();
 
   runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender, /** @type {(r: unknown) => void} */ reply) => {
     if (sender?.id !== runtime.id || !Number.isInteger(sender?.tab?.id)) return false;
@@ -99,6 +106,10 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     });
     return true;
   });
+  // A page holds a port ("overlay.watch") open while its person is asked (content/overlay.js): it closes
+  // when this worker stops, and the page then takes off what a restarted worker no longer asks. Chrome keeps
+  // a port open only in a context that listens for ports; nothing is said on it.
+  runtime.onConnect?.addListener(() => {});
   tabs.onRemoved.addListener((/** @type {number} */ tabId) => {
     activities.delete(tabId);
     pointers.delete(tabId);
@@ -117,6 +128,8 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
         return sessions.ownerOf(tab).then((id) => (id ? (stop(id, tab.id), { ok: true }) : { ok: false }));
       case "overlay.resume":
         return sessions.ownerOf(tab).then((id) => (id ? (resume(id), { ok: true }) : { ok: false }));
+      case "prompt.drawn":
+        return Promise.resolve(drawn(message, tab.id));
       default:
         return undefined;
     }
@@ -145,15 +158,42 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
     const { kind, ask } = found;
     if (message.kind === "prompt.hello") return { kind, tab_id: tabId, view: ask.view };
     if (message.kind !== "prompt.answer") return null;
+    return { ok: settle(kind, ask, message.answer, message.note) };
+  }
+
+  /**
+   * Settle an ask with the person's answer, from its prompt frame or the popup; false: not an answer it takes.
+   * @param {AskKind} kind @param {Ask} ask @param {unknown} answer @param {unknown} [note]
+   */
+  function settle(kind, ask, answer, note) {
     if (kind === "borrow" || kind === "approve") {
-      if (!["allow", "deny"].includes(message.answer)) return { ok: false };
-      ask.answer(message.answer);
-      return { ok: true };
+      if (answer !== "allow" && answer !== "deny") return false;
+      ask.answer(answer);
+      return true;
     }
-    const outcome = /** @type {Record<string, string>} */ ({ done: "continued", cancel: "cancelled" })[message.answer];
-    if (!outcome) return { ok: false };
-    const note = typeof message.note === "string" && message.note.trim() ? message.note.slice(0, 2000) : undefined;
-    ask.answer({ outcome, ...(note ? { note } : {}) });
+    const outcome = /** @type {Record<string, string>} */ ({ done: "continued", cancel: "cancelled" })[String(answer)];
+    if (!outcome) return false;
+    const typed = typeof note === "string" && note.trim() ? note.slice(0, 2000) : undefined;
+    ask.answer({ outcome, ...(typed ? { note: typed } : {}) });
+    return true;
+  }
+
+  /**
+   * The page's content script says whether a prompt frame is drawn at its natural size; one that is not
+   * is answered in the popup from now on (person/hidden-asks.js).
+   * @param {any} message @param {number} tabId
+   */
+  function drawn(message, tabId) {
+    const found = askOf(message?.token, tabId);
+    if (!found || message.natural !== false) return { ok: found !== null };
+    const { kind, ask } = found;
+    const why = clip(message.why, MAX_WHY) || "the page draws it out of its natural size";
+    hiddenAsks.hide({ requestId: ask.requestId, kind, tabId, view: ask.view, why }, (answer) => {
+      if (!settle(kind, ask, answer)) return false;
+      // The approval cards' asker reads where it was answered (approval/asks.js); the others do not ask.
+      if (kind === "approve") answeredInPopup.add(ask.requestId);
+      return true;
+    });
     return { ok: true };
   }
 
@@ -228,11 +268,12 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
       const timer = setTimeout(() => answer(onTimeout), timeoutMs);
       const aborted = () => answer(onAbort);
       /** @type {Ask} */
-      const entry = { tabId, token: token(), view: { ...view, request_id: requestId, deadline: Date.now() + timeoutMs }, answer };
+      const entry = { requestId, tabId, token: token(), view: { ...view, request_id: requestId, deadline: Date.now() + timeoutMs }, answer };
       /** @param {any} value */
       function answer(value) {
         if (asks.get(requestId) !== entry) return;
         asks.delete(requestId);
+        hiddenAsks.end(requestId);
         clearTimeout(timer);
         signal?.removeEventListener("abort", aborted);
         void post(tabId, { kind: "ask_end", request_id: requestId });
@@ -247,6 +288,14 @@ export function createOverlay({ tabs, runtime, sessions, token = () => crypto.ra
   }
 
   return {
+    /** The asks a page hides, answered in the popup instead. */
+    hiddenAsks,
+
+    /** Where the person answered an ask that has ended: "popup" for one the page hid, else "page". @param {string} requestId */
+    answeredVia(requestId) {
+      return answeredInPopup.delete(requestId) ? "popup" : "page";
+    },
+
     /**
      * Show the badge in a tab of a session (e.g. a tab just borrowed). Best effort.
      * @param {number} tabId @param {string} sessionId

@@ -1,7 +1,8 @@
 // @ts-check
 // The service-worker end of the popup's port: pushes status snapshots (the connection and the live
-// sessions, and the side panel's conversations), applies the person's changes and choices (Stop, Resume,
-// show a session's window, stop a conversation, Stop all: sessions and conversations alike).
+// sessions, the side panel's conversations and the questions a page hides), applies the person's changes and
+// choices (Stop, Resume, show a session's window, stop a conversation, Stop all: sessions and conversations
+// alike, and the answer to a question the page hides, person/hidden-asks.js).
 import { normalizeCode } from "../link/auth.js";
 import { isValidPort } from "../link/config.js";
 
@@ -29,6 +30,11 @@ const CODE_LENGTH = 8;
  *   stop(conversationId: string): Promise<unknown>,
  *   stopAll(): Promise<void>,
  * }} PanelBoard
+ * @typedef {{
+ *   list(): unknown[],
+ *   onChange(fn: () => void): () => void,
+ *   answer(requestId: unknown, answer: unknown): boolean,
+ * }} HiddenAsksBoard
  */
 
 /** Popup message kind → what it does to a session (state/session-board.js). */
@@ -40,9 +46,14 @@ const SESSION_ACTIONS = Object.freeze({ stop_session: "stop", resume_session: "r
  * @param {any} message
  * @param {SessionBoard} [board]
  * @param {PanelBoard} [panel]
+ * @param {HiddenAsksBoard} [asks]
  */
-export async function applyPopupMessage(connection, message, board, panel) {
+export async function applyPopupMessage(connection, message, board, panel, asks) {
   const value = message?.value;
+  if (message?.kind === "answer_hidden") {
+    asks?.answer(value?.request_id, value?.answer);
+    return;
+  }
   if (message?.kind === "stop_all") await panel?.stopAll();
   if (message?.kind === "stop_conversation") {
     if (typeof value === "string") await panel?.stop(value);
@@ -77,8 +88,9 @@ export async function applyPopupMessage(connection, message, board, panel) {
  * @param {ConnectionLike} connection
  * @param {SessionBoard} board
  * @param {PanelBoard} [panel]
+ * @param {HiddenAsksBoard} [asks]
  */
-export function registerPopupBridge(runtime, connection, board, panel) {
+export function registerPopupBridge(runtime, connection, board, panel, asks) {
   runtime.onConnect.addListener((port) => {
     // Only our own pages (the popup, or popup.html opened in a tab), never a web page's script.
     if (port.name !== PORT_NAME || !port.sender?.url?.startsWith(runtime.getURL(""))) return;
@@ -88,15 +100,15 @@ export function registerPopupBridge(runtime, connection, board, panel) {
       pushed = pushed.then(async () => {
         try {
           const [sessions, conversations] = await Promise.all([board.describe(), panel?.conversations()]);
-          port.postMessage({ ...connection.status(), sessions, ...(panel ? { conversations } : {}) });
+          port.postMessage({ ...connection.status(), sessions, ...(panel ? { conversations } : {}), ...(asks ? { hidden_asks: asks.list() } : {}) });
         } catch {
           // the popup closed between the change and the push
         }
       });
     };
-    const unsubscribe = [connection.onChange(push), board.onChange(push), ...(panel ? [panel.onChange(push)] : [])];
+    const unsubscribe = [connection.onChange(push), board.onChange(push), ...(panel ? [panel.onChange(push)] : []), ...(asks ? [asks.onChange(push)] : [])];
     port.onMessage.addListener((message) => {
-      applyPopupMessage(connection, message, board, panel).catch((err) => console.warn("tabpilot: popup change failed", err));
+      applyPopupMessage(connection, message, board, panel, asks).catch((err) => console.warn("tabpilot: popup change failed", err));
     });
     port.onDisconnect.addListener(() => unsubscribe.forEach((off) => off()));
     push();

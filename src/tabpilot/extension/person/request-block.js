@@ -7,7 +7,7 @@
 // tab from a link or window.open in an agent tab) is held from its first request on; a new tab the
 // person opened is theirs as soon as the worker hears of it, and its first page is loaded again if the
 // rule got to it first. Requests that belong to no tab (service workers) are held too, except a
-// site's own worker fetching from its own (named, not loopback) host.
+// site's own worker fetching from its own (named, not loopback) host where no path of it is blocked.
 //
 // In a tab we debug, the debugger's interception (site-guard.js) decides about pages and frames: it
 // leaves a page where it was instead of showing an error page, and tells the agent why. So documents
@@ -76,12 +76,14 @@ export function sessionRules(storedValue, spared, debugged = [], self = "") {
   const parsed = parseBlockList(storedValue);
   // A damaged list blocks every web address, as every other check does.
   const filters = parsed.ok
-    ? parsed.rules.flatMap((rule) => ruleRegexes(rule).map((regex) => ({ regex, host: rule.host })))
-    : [{ regex: "^(?:https?|wss?)://", host: "" }];
+    ? parsed.rules.flatMap((rule) => ruleRegexes(rule).map((regex) => ({ regex, host: rule.host, path: rule.path !== null })))
+    : [{ regex: "^(?:https?|wss?)://", host: "", path: false }];
   /** @type {any[]} */
   const rules = [];
-  for (const { regex, host } of filters) {
-    const named = host !== "" && host !== LOOPBACK && !/^[\d.]+$|^\[/.test(host);
+  for (const { regex, host, path } of filters) {
+    // A site's own worker may fetch from its own host, but not from a path of it the person blocked: an
+    // agent tab's page could have it read that path for it.
+    const named = host !== "" && host !== LOOPBACK && !/^[\d.]+$|^\[/.test(host) && !path;
     const common = { regexFilter: regex, isUrlFilterCaseSensitive: true };
     rules.push(
       { id: rules.length + 1, priority: 1, action: { type: "block" }, condition: { ...common, resourceTypes: DOCUMENTS, excludedTabIds: [...spared, ...debugged, NO_TAB] } },

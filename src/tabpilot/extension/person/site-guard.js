@@ -15,7 +15,7 @@
 // The list is cached, and the cache follows storage.onChanged; a value that is not a valid list
 // blocks every web page.
 import { RpcError } from "../link/protocol.js";
-import { STORAGE_KEY, blockedBy, parseBlockList } from "./blocklist.js";
+import { STORAGE_KEY, blockedBy, cookieBlocked, parseBlockList } from "./blocklist.js";
 import { LOOPBACK } from "./site-address.js";
 import { isBrowserPage, notDebugged } from "../browser/urls.js";
 
@@ -203,7 +203,8 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
       const opened = /** @type {any} */ (result)?.opened_tab;
       if (opened && Number.isInteger(opened.tab_id)) {
         const tab = await tabs.get(opened.tab_id).catch(() => null);
-        if (tab && ((await isBlocked(tab.url)) || (await isBlocked(tab.pendingUrl)))) {
+        // A popup window's tab may not be known yet (or its page was held): where it was sent counts too.
+        if ((await isBlocked(opened.url)) || (tab && ((await isBlocked(tab.url)) || (await isBlocked(tab.pendingUrl))))) {
           await tabs.remove(opened.tab_id).catch(() => {});
           throw await refusal(`the page opened a tab on a site the person blocked; tabpilot closed it`, { tab_id: /** @type {any} */ (result).tab_id });
         }
@@ -218,6 +219,9 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
 
   return {
     isBlocked,
+
+    /** Whether a cookie of this domain could go to a blocked site (whatever the pattern's port or path). @param {string} domain */
+    cookieBlocked: async (domain) => cookieBlocked(await storedValue(), domain),
 
     /** The per-target setup cdp runs on every tab and frame session it attaches to. */
     intercept,

@@ -26,6 +26,8 @@ const send = (kind, value) => port.postMessage({ kind, value });
 
 /** @type {any} */
 let last = null;
+/** The questions the page hides, as last drawn. */
+let shownAsks = "";
 
 /** Replace an input's value unless the person is typing in it. @param {HTMLInputElement} el @param {string} value */
 function setIfIdle(el, value) {
@@ -66,11 +68,61 @@ function render(s) {
   $("conversations-title").hidden = conversations.length === 0;
   const running = conversations.some((/** @type {ConversationView} */ c) => c.running);
   $("stop-all").hidden = !running && !s.sessions.some((/** @type {SessionView} */ x) => !x.paused);
+  const asks = s.hidden_asks ?? [];
+  // Redrawn only when the questions changed: a button replaced between press and release loses the click.
+  const drawnAsks = JSON.stringify(asks);
+  if (drawnAsks !== shownAsks) {
+    shownAsks = drawnAsks;
+    $("hidden-asks").replaceChildren(...asks.map(hiddenAskItem));
+  }
+  $("hidden-asks-section").hidden = asks.length === 0;
+}
+
+/** What each kind of question asks, and its buttons as [answer, label], the yes last (as in the page). */
+const ASK_TEXT = {
+  borrow: { title: "An agent asks to use a tab", buttons: [["deny", "Deny"], ["allow", "Allow"]] },
+  approve: { title: "Allow this action?", buttons: [["deny", "Deny"], ["allow", "Allow"]] },
+  help: { title: "The agent needs your help", buttons: [["cancel", "Cancel"], ["done", "Done"]] },
+};
+
+/**
+ * A question the page keeps the person from answering in it (person/hidden-asks.js), answered here.
+ * @typedef {{requestId: string, kind: keyof ASK_TEXT, tabId: number, view: Record<string, any>, why: string}} HiddenAskView
+ * @param {HiddenAskView} a
+ */
+function hiddenAskItem(a) {
+  const text = ASK_TEXT[a.kind];
+  const li = document.createElement("li");
+  li.dataset.ask = a.requestId;
+  li.dataset.kind = a.kind;
+  const about = document.createElement("div");
+  about.className = "about";
+  const name = document.createElement("div");
+  name.className = "name";
+  name.textContent = a.kind === "approve" && a.view.title ? String(a.view.title) : text.title;
+  const detail = document.createElement("div");
+  detail.className = "tab";
+  const said = a.kind === "borrow" ? a.view.reason : a.kind === "approve" ? a.view.target : a.view.prompt;
+  detail.textContent = [`session ${a.view.session_id}`, said ? String(said) : ""].filter(Boolean).join(" · ");
+  const why = document.createElement("div");
+  why.className = "paused why";
+  why.textContent = `The page is hiding this question in its tab: ${a.why}.`;
+  about.append(name, detail, why);
+  li.append(about);
+  for (const [answer, label] of text.buttons) {
+    const b = button(label, answer === "deny" || answer === "cancel" ? "" : "answer", (event) => {
+      // Only the person's own click: nothing else runs in this page, and nothing else ever should answer.
+      if (event.isTrusted) send("answer_hidden", { request_id: a.requestId, answer });
+    });
+    b.dataset.answer = answer;
+    li.append(b);
+  }
+  return li;
 }
 
 /**
  * @typedef {{sessionId: string, windowId: number, tab: {id: number, title: string, url: string} | null, paused: boolean, borrowed: number}} SessionView
- * @param {string} text @param {string} className @param {() => void} onClick
+ * @param {string} text @param {string} className @param {(event: MouseEvent) => void} onClick
  */
 function button(text, className, onClick) {
   const b = document.createElement("button");

@@ -7,6 +7,11 @@
 // looks at opacity, filters, transforms and anything drawn over it, in this document and every one
 // around it), and only after it has been so, in one place, for ARM_MS: the delay starts again whenever
 // visibility is lost, or the content script reports that the page moved the frame or touched its host.
+// IOv2 still calls a frame visible when the page shrinks it with `zoom` or the visual viewport is
+// pinch-zoomed, so the content script also measures whether the frame is drawn at its natural size
+// (content/drawn.js) and says so: buttons count only while it is, and are at least a person's target in size.
+// Until it has said so, the prompt is not armed; a prompt the page keeps from its size is answered in the
+// toolbar popup instead (the worker hears it from the content script).
 //
 // Which ask this is comes from the address: ?borrow, ?help or ?approve, and #token, a secret of the ask that
 // only the content script was given. The service worker answers only a prompt frame of the tab asked.
@@ -15,6 +20,8 @@
 const ARM_MS = 600;
 /** Fully visible: what is clipped away must be less than this share. */
 const FULLY = 0.995;
+/** The smallest button a person is sure to see and hit (CSS px, at a scale of 1). */
+const MIN_TARGET_PX = 24;
 
 const asked = location.search.slice(1);
 const kind = asked === "help" || asked === "approve" ? asked : "borrow";
@@ -24,6 +31,8 @@ const state = {
   /** @type {number | null} */ tabId: null,
   /** @type {Record<string, any> | null} */ view: null,
   visible: false,
+  /** The content script says the frame is drawn at its natural size. */
+  natural: false,
   /** When buttons take clicks (Infinity: not while the prompt is not visible). */
   armedAt: Number.POSITIVE_INFINITY,
   collapsed: false,
@@ -32,15 +41,35 @@ const state = {
 /** @type {ReturnType<typeof setTimeout> | undefined} */ let armTimer;
 
 function armed() {
-  return state.visible && !state.answered && document.visibilityState === "visible" && performance.now() >= state.armedAt;
+  return shown() && !state.answered && document.visibilityState === "visible" && performance.now() >= state.armedAt && targetsSized();
 }
 
-/** Start the delay again (or stop it while not visible), and show the buttons as they are. */
+/** Visible to IntersectionObserver v2, and drawn at its natural size. */
+function shown() {
+  return state.visible && state.natural;
+}
+
+function targetsSized() {
+  const buttons = [...document.querySelectorAll("button[data-answer]")];
+  return buttons.length > 0 && buttons.every((b) => {
+    const r = b.getBoundingClientRect();
+    return r.width >= MIN_TARGET_PX && r.height >= MIN_TARGET_PX;
+  });
+}
+
+/** Start the delay again (or stop it while not shown), and show the buttons as they are. */
 function rearm() {
-  state.armedAt = state.visible ? performance.now() + ARM_MS : Number.POSITIVE_INFINITY;
+  state.armedAt = shown() ? performance.now() + ARM_MS : Number.POSITIVE_INFINITY;
   clearTimeout(armTimer);
-  if (state.visible) armTimer = setTimeout(showArming, ARM_MS + 10);
+  if (shown()) armTimer = setTimeout(showArming, ARM_MS + 10);
   showArming();
+}
+
+/** What the content script measured. @param {unknown} natural */
+function drawnNatural(natural) {
+  if ((natural === true) === state.natural) return;
+  state.natural = natural === true;
+  rearm();
 }
 
 function showArming() {
@@ -59,10 +88,11 @@ function onVisibility(entries) {
 }
 
 chrome.runtime.onMessage.addListener((/** @type {any} */ message, /** @type {any} */ sender) => {
-  // Only the content script of this tab's page, knowing this ask's token, says the frame moved.
-  if (message?.kind !== "prompt.moved" || message.token !== token) return false;
+  // Only the content script of this tab's page, knowing this ask's token, says the frame moved or how it is drawn.
+  if ((message?.kind !== "prompt.moved" && message?.kind !== "prompt.drawn") || message.token !== token) return false;
   if (sender?.id !== chrome.runtime.id || sender.frameId !== 0 || sender.tab?.id !== state.tabId) return false;
-  rearm();
+  if (message.kind === "prompt.drawn") drawnNatural(message.natural);
+  else rearm();
   return false;
 });
 document.addEventListener("visibilitychange", rearm);

@@ -69,6 +69,7 @@ function describe(err) {
 /** @param {any} message */
 function onPush(message) {
   if (message.push === "status") return showLink(message.link);
+  if (message.push === "hidden") return view.hidden(message.approval_ids);
   if (message.push !== "event" || message.conversation_id !== shown.cid) return;
   const changed = applyEvent(shown.timeline, message.event);
   if (changed === null) return;

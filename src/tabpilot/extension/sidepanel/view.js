@@ -9,6 +9,8 @@ import { renderMarkdown } from "./markdown.js";
 const LEVEL_CLASS = { error: "notice error", stopped: "notice stopped", interrupted: "notice interrupted", info: "notice" };
 /** Within this many pixels of the bottom, new text keeps the view at the bottom. */
 const NEAR_BOTTOM_PX = 48;
+/** Said on an open approval card whose in-page twin the page keeps from its natural size. */
+const HIDDEN_TEXT = "The page is hiding this card in its tab: answer it here.";
 /** A card's buttons take a click only after the card has been fully in view this long. */
 export const ARM_MS = 600;
 const STATE_TEXT = /** @type {Record<string, string>} */ ({
@@ -113,6 +115,15 @@ function create(item) {
 export function createTimelineView(container, latest, { onAnswer = () => {} } = {}) {
   /** @type {Map<string, HTMLElement>} */
   const nodes = new Map();
+  /** The approval ids whose card a page hides (from the worker). @type {Set<string>} */
+  let hiddenIds = new Set();
+  /** @param {HTMLElement} node */
+  const markHidden = (node) => {
+    const hide = node.dataset.state === "open" && hiddenIds.has(node.dataset.id ?? "");
+    const line = node.querySelector(".card-hidden");
+    if (hide && !line) node.querySelector(".card-buttons")?.before(el("div", "card-hidden", HIDDEN_TEXT));
+    else if (!hide) line?.remove();
+  };
   /** When each open card's buttons take clicks (Infinity while it is not fully in view). @type {WeakMap<Element, number>} */
   const armedAt = new WeakMap();
   /** @param {Element} card */
@@ -169,6 +180,7 @@ export function createTimelineView(container, latest, { onAnswer = () => {} } = 
         }
         fill(item, node);
         if (item.type === "card") {
+          markHidden(node);
           if (item.state === "open") {
             visibility.observe(node);
             arm(node);
@@ -178,6 +190,11 @@ export function createTimelineView(container, latest, { onAnswer = () => {} } = 
       container.append(added);
       if (follow) container.scrollTop = container.scrollHeight;
       else showLatest();
+    },
+    /** The approval cards a page hides from the person now. @param {unknown} ids */
+    hidden(ids) {
+      hiddenIds = new Set(Array.isArray(ids) ? ids.map(String) : []);
+      for (const node of nodes.values()) if (node.classList.contains("card")) markHidden(node);
     },
     clear() {
       visibility.disconnect();

@@ -145,7 +145,7 @@ export async function stateSave(params, ctx) {
   const { cookies: all } = await ctx.cdp.send(current.id, "Network.getAllCookies");
   const kept = [];
   for (const c of all ?? []) {
-    if (await ctx.sites.isBlocked(`https://${String(c.domain).replace(/^\./, "")}/`)) continue;
+    if (await ctx.sites.cookieBlocked(String(c.domain))) continue;
     kept.push({
       name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires > 0 ? c.expires : -1,
       httpOnly: c.httpOnly === true, secure: c.secure === true, sameSite: c.sameSite ?? "Lax",
@@ -173,7 +173,7 @@ export async function stateLoad(params, ctx) {
   const cookieList = [];
   for (const c of state.cookies) {
     if (!c || typeof c.name !== "string" || typeof c.value !== "string" || typeof c.domain !== "string") throw invalid("every cookie needs name, value and domain");
-    if (await ctx.sites.isBlocked(`https://${c.domain.replace(/^\./, "")}/`)) continue;
+    if (await ctx.sites.cookieBlocked(c.domain)) continue;
     cookieList.push({
       name: c.name, value: c.value, domain: c.domain, path: typeof c.path === "string" ? c.path : "/",
       secure: c.secure === true, httpOnly: c.httpOnly === true,
