@@ -57,7 +57,7 @@ def test_a_control_has_one_name_in_the_snapshot_its_outcomes_and_its_errors(
     refused = tp.run("fill", status, "x", "--json", check=False)
     assert 'combobox "Status"' in json.loads(refused.out)["error"]["message"], refused.out
     clicked = tp.run("click", python).out
-    assert '"Python 3"' in clicked and "Python 3 Python 3" not in clicked, clicked
+    assert 'clickable "Python 3"' in clicked and "Python 3 Python 3" not in clicked, clicked
     assert page_value(tp, "__log") == ["status=Shipped", "python"]
 
 

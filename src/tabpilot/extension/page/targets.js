@@ -441,6 +441,8 @@ function describeInPage() {
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
   const n = agent && agent.store ? agent.store.map.get(el) : undefined;
+  // An element with no role of its own is called what the snapshot showed it as (`clickable`).
+  if (role === tag) role = agent?.store?.roles?.get(el) ?? role;
   const icon = name || field ? "" : iconName(el);
   const label = name ? `${role} ${JSON.stringify(name)}` : icon ? `${role} icon=${icon}` : role;
   return { label, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };

@@ -29,7 +29,7 @@ export function installAgent(version) {
   /**
    * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
    *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
-   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
+   *   probed: WeakSet<Element>, roles: WeakMap<Element, string>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
    *   watch?: MutationObserver, watched: WeakSet<Node>}}
    */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
@@ -38,6 +38,7 @@ export function installAgent(version) {
   store.heardIds ??= new Set();
   store.roots ??= new WeakMap();
   store.probed ??= new WeakSet();
+  store.roles ??= new WeakMap();
   store.pending ??= [];
   store.closed ??= [];
   store.added ??= null;

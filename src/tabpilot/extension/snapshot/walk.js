@@ -11,11 +11,12 @@ import { explicitName, iconName, labelText } from "./names.js";
 /**
  * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number,
  *   listened?: WeakSet<Element>, docListened?: boolean, roots?: WeakMap<Element, ShadowRoot>,
- *   probed?: WeakSet<Element>}} RefStore
+ *   probed?: WeakSet<Element>, roles?: WeakMap<Element, string>}} RefStore
  * listened: elements with their own click-type listeners, docListened: the document has some (both
  * told by the extension through CDP); roots: closed shadow roots the extension reached through CDP;
  * probed: elements already asked for a closed root (custom elements, and empty built-in hosts that
- * show something).
+ * show something); roles: the role each control was last shown with (`clickable` for an element
+ * with no role of its own), which outcomes and errors call it by too.
  * @typedef {{viewportOnly?: boolean}} WalkOptions
  * @typedef {{l: number, t: number, r: number, b: number, d: number, up: Clip | null}} Clip
  * A box that clips what it contains, intersected with the clips around it; d: how many are nested.
@@ -347,6 +348,7 @@ export function walkDocument(root, opts, store) {
   function actionable(el, tag, role) {
     /** @type {any} */
     const n = { t: "c", r: role, ref: refOf(el) };
+    store.roles?.set(el, role);
     const native = tag === "input" || tag === "select" || tag === "textarea";
     let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? clean(el.getAttribute("aria-label") || "") : explicitName(el);
     if (!name && !native && STAND_IN[role] === 1) name = standInName(el);
