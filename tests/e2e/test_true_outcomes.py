@@ -99,8 +99,9 @@ def test_a_wrapper_around_one_control_is_that_control_once(tp: Tabpilot, pages: 
 def test_every_download_is_reported_and_listed_as_one(tp: Tabpilot, pages: PageServer) -> None:
     folder = Path(tp.home, "downloads", "default")
     tp.run("open", pages.url("truth/downloads.html"))
-    # Clicked again and again: every file that arrives was reported, and only those. (Chromium now
-    # and then starts no download for one of many clicks in a row: then none is reported either.)
+    # Clicked again and again: every file that arrives was reported, and only those. (Chromium starts
+    # at most 10 downloads a second from a frame: an 11th click within the second saves nothing, and
+    # is reported so.)
     reported = sum("→ downloaded notes" in tp.run("click", "#notes").out for _ in range(12))
     assert reported >= 9 and len(list(folder.glob("notes*.txt"))) == reported, reported
     late = tp.run("click", "#late", "--json").json
