@@ -365,6 +365,10 @@ def _medians(suite: str, title: str, records: list[Record], markdown: bool) -> s
     return render(title, ["case", "median", "p95", "vs baseline / note"], rows, markdown)
 
 
+def fences(records: list[Record], markdown: bool = False) -> str:
+    return _medians("fences", "Page-text fences: tokens per full snapshot", records, markdown)
+
+
 def panel(records: list[Record], markdown: bool = False) -> str:
     return _medians("panel", "Side panel: agent runs", records, markdown)
 
@@ -378,6 +382,7 @@ TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "agents": agents,
     "latency": latency,
     "snapshots": snapshots,
+    "fences": fences,
     "memory": memory,
     "parallel": parallel,
     "peer": peer,

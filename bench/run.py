@@ -23,6 +23,7 @@ from bench import (
     agents,
     approvals,
     apps,
+    fences,
     latency,
     memory,
     panel,
@@ -37,7 +38,18 @@ from bench.pages import docs_pages, fixture_pages, python_docs
 from bench.rig import Rig, started
 from bench.stats import Record, missing
 
-SUITES = ("latency", "snapshots", "parallel", "agents", "peer", "memory", "panel", "approvals", "apps")
+SUITES = (
+    "latency",
+    "snapshots",
+    "fences",
+    "parallel",
+    "agents",
+    "peer",
+    "memory",
+    "panel",
+    "approvals",
+    "apps",
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
 IDLE_SETTLE_S = 2.0
@@ -109,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     suites = [s for s in SUITES if s in (args.suite or SUITES)]
     skipped: list[str] = []
     docs_root = None
-    if "snapshots" in suites or "peer" in suites:
+    if "snapshots" in suites or "peer" in suites or "fences" in suites:
         docs_root, line = python_docs()
         print(line, flush=True)
         if docs_root is None:
@@ -152,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         steps: dict[str, Callable[[Rig], list[Record]]] = {
             "latency": run_latency,
             "snapshots": lambda rig: snapshots.run(rig, pages, plan.snapshots),
+            "fences": lambda rig: fences.run(rig, pages),
             "parallel": lambda rig: parallel.run(rig, plan.parallel_s),
             "agents": lambda rig: agents.run(rig, 100 if not args.quick else 10),
             "peer": run_peer,

@@ -27,7 +27,7 @@ from tabpilot.agents import reach
 from tabpilot.cli import client
 from tabpilot.cli.context import Context
 from tabpilot.cli.main import Parser, build_parser
-from tabpilot.cli.render import hint_for
+from tabpilot.cli.render import error_nonce, error_payload
 from tabpilot.protocol import RpcError
 
 # The handshake revisions this server speaks; a client asking for another gets the newest.
@@ -343,7 +343,7 @@ class ToolWords:
     def commands(self, text: str, tool: str) -> str:
         """A result's own words (page text left as it is): the commands it names, as tools."""
         parts = re.split(
-            r'(<<<page nonce=\d+ ".*?">>>|<<<page nonce=\d+\n.*?>>>page nonce=\d+)', text, flags=re.S
+            r"(<<<page nonce=\d+ [^\n]*?>>>|<<<page nonce=\d+\n.*?>>>page nonce=\d+)", text, flags=re.S
         )
         return "".join(
             part if part.startswith("<<<page") else re.sub(COMMAND_WORDS, self._command, part)
@@ -351,26 +351,19 @@ class ToolWords:
         )
 
 
-def _error_result(err: RpcError, tool: str, words: ToolWords) -> dict[str, Any]:
-    hint = hint_for(err)
-    message = words(err.message, tool)
-    hint = words(hint, tool) if hint else hint
+def _error_result(err: RpcError, tool: str, words: ToolWords, boundaries: bool) -> dict[str, Any]:
+    payload = error_payload(err, error_nonce(err, boundaries), lambda text: words(text, tool))
+    message, hint = payload["message"], payload["hint"]
     text = f"error: {message}" + (f"\nhint: {hint}" if hint else "")
-    payload = {
-        "code": err.code,
-        "reason": err.reason,
-        "message": message,
-        "hint": hint,
-        "exit_code": err.exit_code,
-    }
+    keep = ("code", "reason", "message", "hint", "exit_code")
     return {
         "content": [{"type": "text", "text": text}],
-        "structuredContent": {"error": payload},
+        "structuredContent": {"error": {k: payload[k] for k in keep}},
         "isError": True,
     }
 
 
-def _success_result(spec: ToolSpec, outcome: Outcome) -> dict[str, Any]:
+def _success_result(spec: ToolSpec, outcome: Outcome, boundaries: bool) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": outcome.text or "ok"}]
     result = outcome.result
     if spec.name == "screenshot" and isinstance(result, dict) and result.get("path"):
@@ -378,6 +371,13 @@ def _success_result(spec: ToolSpec, outcome: Outcome) -> dict[str, Any]:
             data = base64.b64encode(handle.read()).decode()
         mime = "image/jpeg" if result.get("format") == "jpeg" else "image/png"
         content.insert(0, {"type": "image", "data": data, "mimeType": mime})
+    # A result of a page or tab tool carries the session's nonce, and may carry page text anywhere (a
+    # title, a label, a cookie, a file name): it goes out only as the fenced text above. Claude Code
+    # hands a model structuredContent instead of content when both come, so a raw copy would reach it
+    # unfenced; fencing fields inside it would leave any field not thought of raw, and cost a marker
+    # per field where the text pays one fence for the whole output.
+    if boundaries and isinstance(result, dict) and "page_nonce" in result:
+        return {"content": content, "isError": False}
     structured = result if isinstance(result, dict) else {"value": result}
     return {"content": content, "structuredContent": structured, "isError": False}
 
@@ -529,13 +529,13 @@ class McpServer:
             if not self.boundaries:
                 argv.append("--no-boundaries")
         except RpcError as err:
-            return _error_result(err, spec.name, words)
+            return _error_result(err, spec.name, words, self.boundaries)
         outcome = self._run_reporting_progress(argv, params)
         if outcome.error is not None:
-            return _error_result(outcome.error, spec.name, words)
+            return _error_result(outcome.error, spec.name, words, self.boundaries)
         self.keeper.follow(spec.words, outcome.result)
         outcome.text = words.commands(outcome.text, spec.name)
-        return _success_result(spec, outcome)
+        return _success_result(spec, outcome, self.boundaries)
 
     def _run_reporting_progress(self, argv: list[str], params: dict[str, Any]) -> Outcome:
         """Run the verb; while the person is being asked about it, tell a client that gave a

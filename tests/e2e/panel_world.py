@@ -39,14 +39,18 @@ PANEL_PAGE = "sidepanel/sidepanel.html"
 
 @contextlib.contextmanager
 def claude_browser(
-    model: FakeAnthropic, agent: Path = REAL_CLAUDE, claude_home: str | None = None, home: str | None = None
+    model: FakeAnthropic,
+    agent: Path = REAL_CLAUDE,
+    claude_home: str | None = None,
+    home: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Tabpilot]:
     """A managed browser and its daemon, whose `claude` is `agent` (the real CLI, or a wrapper of it)
-    talking to `model`, with `claude_home` (else a temporary folder) as its HOME. Everything started is
-    stopped by PID after."""
+    talking to `model`, with `claude_home` (else a temporary folder) as its HOME and `env` added to
+    the daemon's. Everything started is stopped by PID after."""
     own_home = claude_home is None
     claude_home = claude_home or tempfile.mkdtemp(prefix="claude-home-")
-    extra_env = model.claude_env(claude_home)
+    extra_env = {**model.claude_env(claude_home), **(env or {})}
     tp = Tabpilot(extra_env=extra_env) if home is None else Tabpilot(home=home, extra_env=extra_env)
     try:
         tp.run("panel", "agent", "set", "claude", "--bin", str(agent))

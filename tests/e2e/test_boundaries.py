@@ -124,7 +124,9 @@ def test_mcp_results_are_fenced_the_same_way(fenced: Tabpilot, pages: PageServer
     assert inner.startswith("# Search results\n")
     assert block(got["eval"].content[0].text) == (nonce, '"Search results"')
     assert f"<<<page nonce={nonce} " in got["opened"].content[0].text
-    assert got["text"].structured_content["page_nonce"] == nonce
+    # The fenced text is the only copy: a client that forwards structuredContent has none to forward.
+    assert got["text"].structured_content is None and got["eval"].structured_content is None
     plain = asyncio.run(scenario("--no-boundaries"))
     assert plain["eval"].content[0].text == '"Search results"'
     assert plain["text"].content[0].text.startswith("# Search results\n")
+    assert plain["text"].structured_content["text"].startswith("# Search results\n")

@@ -1,5 +1,6 @@
 """One verb of each new family through MCP (`tabpilot mcp --caps all`), against the real browser: the
-network log, cookies, emulation, PDF and downloads as an MCP client gets them."""
+network log, cookies, emulation, PDF and downloads as an MCP client gets them. The results are read from
+structuredContent, which a page tool's result carries only with fences off (`--no-boundaries`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from harness import TABPILOT, PageServer, Tabpilot, wait_until
 class Mcp:
     def __init__(self, tp: Tabpilot) -> None:
         self.proc = subprocess.Popen(
-            [TABPILOT, "mcp", "--caps", "all"],
+            [TABPILOT, "mcp", "--caps", "all", "--no-boundaries"],
             env=tp.env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

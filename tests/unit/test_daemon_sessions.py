@@ -161,10 +161,14 @@ async def test_errors_from_the_extension_pass_through() -> None:
 
         peer.handlers["tool.navigate"] = refuse
         err = error(await d.call("tool.navigate", {"url": "javascript:alert(1)"}))
+        # With the session's page-text nonce, as a result has it: an error may quote the page.
         assert err == {
             "code": "invalid_params",
             "message": "javascript: URLs are refused",
-            "data": {"reason": "url_scheme_refused"},
+            "data": {
+                "reason": "url_scheme_refused",
+                "page_nonce": d.daemon.sessions.require("default").page_nonce,
+            },
         }
         assert (
             error(await d.call("tool.navigate", {"url": "x", "timeout_ms": -1}))["code"] == "invalid_params"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from tabpilot.cli import render
 from tabpilot.cli.context import Context
 from tabpilot.cli.main import build_parser
 from tabpilot.daemon.sessions import new_page_nonce
+from tabpilot.protocol import RpcError
 
 NONCE = "483920175562"
 
@@ -66,6 +69,18 @@ OUTPUTS = [
     ),
     ({"target": LABEL, "snapshot": f"# After\n{INJECTION}"}, ("click", "@e3", "--snapshot")),
     ({"source": LABEL, "target": LABEL}, ("drag", "@e3", "@e4")),
+    (
+        {
+            "target": LABEL,
+            "download": {
+                "name": f"{INJECTION}.txt",
+                "path": f"/d/{INJECTION}.txt",
+                "bytes": 9,
+                "state": "complete",
+            },
+        },
+        ("click", "@e3"),
+    ),
     (
         {"target": LABEL, "selected": [{"label": INJECTION}, {"label": INJECTION}]},
         ("select", "@e3", "a", "b"),
@@ -154,3 +169,79 @@ async def test_each_session_has_its_own_nonce_sent_with_every_tool_result() -> N
         other = (await d.call("tool.text", {}, session="other"))["result"]["page_nonce"]
         assert first[0] == first[1] == d.daemon.sessions.require("default").page_nonce
         assert other != first[0]
+
+
+VECTORS = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "protocol.json").read_text())
+
+
+@pytest.mark.parametrize("case", VECTORS["page_words"], ids=lambda c: c["wire"]["message"][:30])
+def test_page_strings_in_an_error_are_marked_where_the_extension_put_them(case: dict[str, Any]) -> None:
+    err = RpcError.from_wire(case["wire"])
+    nonce = "123456789012"
+    assert render.page_words(err.message, err.data.get("message_parts"), nonce) == case["fenced"]
+    assert render.page_words(err.message, err.data.get("message_parts"), None) == err.message
+    # Parts that do not spell the message are not trusted to say where the page is.
+    assert render.page_words("other words", err.data.get("message_parts"), nonce) == "other words"
+
+
+def covered_error(nonce: str | None = NONCE) -> RpcError:
+    parts = ["", LABEL["label"], " @e3 is covered by ", f"div ({render.quoted(INJECTION)})", " (after 5.0 s)"]
+    return RpcError(
+        "timeout",
+        "".join(parts),
+        "element_covered",
+        message_parts=parts,
+        hint=f"Pick one of its options: {render.quoted(INJECTION)}.",
+        hint_parts=["Pick one of its options: ", render.quoted(INJECTION), "."],
+        label=LABEL["label"],
+        cover={"role": "", "name": "", "text": INJECTION, "tag": "div"},
+        options=[{"value": "a", "label": INJECTION, "disabled": True}],
+        **({"page_nonce": nonce} if nonce else {}),
+    )
+
+
+def outside_fences(text: str) -> str:
+    text = re.sub(rf"<<<page nonce={NONCE}\n.*?\n>>>page nonce={NONCE}", "", text, flags=re.DOTALL)
+    return re.sub(rf"<<<page nonce={NONCE} [^\n]*?>>>", "", text)
+
+
+def test_an_error_quoting_the_page_is_fenced_in_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert render.print_error(covered_error(), as_json=False) == 4
+    text = capsys.readouterr().err
+    assert text.startswith("error: <<<page nonce=") and "\nhint: Pick one of its options: <<<page" in text
+    assert INJECTION[:20] in text and INJECTION[:20] not in outside_fences(text), text
+    render.print_error(covered_error(), as_json=True)
+    payload = json.loads(capsys.readouterr().out)["error"]
+    assert "message_parts" not in payload and "hint_parts" not in payload
+    flat = json.dumps(payload, ensure_ascii=False).replace('\\"', '"')
+    assert INJECTION[:20] in flat and INJECTION[:20] not in outside_fences(flat), payload
+    assert payload["cover"]["tag"] == "div" and payload["options"][0]["value"] == "a"
+    # Off (or an error from no page tool): the words as they came.
+    render.print_error(covered_error(), as_json=False, boundaries=False)
+    assert "nonce=" not in capsys.readouterr().err
+    render.print_error(covered_error(None), as_json=True)
+    assert json.loads(capsys.readouterr().out)["error"]["cover"]["text"] == INJECTION
+
+
+async def test_an_error_from_a_page_tool_carries_the_sessions_nonce() -> None:
+    async with running_daemon() as d:
+        peer = await d.paired_peer()
+
+        async def covered(params: dict[str, Any]) -> Any:
+            raise covered_error(None)
+
+        peer.handlers["tool.click"] = covered
+        reply = await d.call("tool.click", {"target": "@e3"}, session="default")
+        data = reply["error"]["data"]
+        assert data["page_nonce"] == d.daemon.sessions.require("default").page_nonce
+        assert data["message_parts"][1] == LABEL["label"]
+
+
+@pytest.mark.skipif(not tokens.available(), reason="bpe-openai is a dev extra")
+def test_an_error_pays_nine_tokens_per_page_string_it_quotes() -> None:
+    # The most an error quotes: an option, the control's name, and the options listed in its hint.
+    for _ in range(20):
+        nonce = new_page_nonce()
+        fenced = "\n".join(w or "" for w in render.error_words(covered_error(nonce), nonce))
+        plain = "\n".join(w or "" for w in render.error_words(covered_error(nonce), None))
+        assert tokens.count(fenced) - tokens.count(plain) <= 28, fenced

@@ -432,7 +432,7 @@ def main(argv: list | None = None, prepare_full: object = None, leave: bool = Fa
                     result, call.text(result, render.page_nonce(result, boundaries)), call.as_json
                 )
 
-            code = render.guarded(step, call.as_json)
+            code = render.guarded(step, call.as_json, boundaries)
             if leave:
                 _leave(code)
             return code

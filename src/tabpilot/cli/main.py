@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(words).parse_args(words)
     ctx = Context(args)
     handler: Any = args.handler
-    return guarded(lambda: handler(args, ctx), ctx.as_json)
+    return guarded(lambda: handler(args, ctx), ctx.as_json, ctx.boundaries)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="run an MCP server over stdio",
         description="Serve tabpilot's page, tab and session verbs as MCP tools over stdin/stdout, relaying to "
         "the same daemon as the CLI. The client gets its own session unless --session (or TABPILOT_SESSION) "
-        "names one. Page text in tool results is fenced as on the command line (--no-boundaries drops it). "
+        "names one. Page text in tool results and errors is fenced as on the command line, and a page tool's "
+        "result comes as that text only, without structuredContent (--no-boundaries drops the fences and "
+        "adds it). "
         "Example client config: command `tabpilot`, args [`mcp`]. The network, cookies/storage/state, "
         "emulate/init-script, pdf and downloads tools are opt-in: args [`mcp`, `--caps`, `network,storage`].",
     )

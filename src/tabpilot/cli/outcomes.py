@@ -75,16 +75,15 @@ def open_line(result: dict[str, Any], nonce: str | None = None) -> str:
 
 
 def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
-    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download (the name is the site's)."""
-    name = page_inline(str(d.get("name") or d.get("url") or "a file"), nonce)
+    """``downloaded report.csv (1,204 bytes) to /home/…/report.csv`` — one download. The name is the site's,
+    and so is the path's last part: one mark covers both (a line holds at most two)."""
+    name = str(d.get("name") or d.get("url") or "a file")
     state = d.get("state")
     if state == "complete":
         size = d.get("bytes")
-        return (
-            f"downloaded {name} ({size:,} bytes) to {d.get('path')}"
-            if isinstance(size, int)
-            else f"downloaded {name} to {d.get('path')}"
-        )
+        sized = f" ({size:,} bytes)" if isinstance(size, int) else ""
+        where = f"{name}{sized} to {d.get('path')}"
+        return f"downloaded {page_inline(where, nonce)}"
     if state == "interrupted":
         error = d.get("error")
         why = (
@@ -94,9 +93,9 @@ def download_text(d: dict[str, Any], nonce: str | None = None) -> str:
             if error == "NOT_ALLOWED"
             else str(error or "interrupted").lower()
         )
-        return f"download of {name} failed ({why})"
-    where = f" to {d['path']}" if d.get("path") else ""
-    return f"downloading {name}{where} (not finished: tabpilot downloads wait)"
+        return f"download of {page_inline(name, nonce)} failed ({why})"
+    where = f"{name} to {d['path']}" if d.get("path") else name
+    return f"downloading {page_inline(where, nonce)} (not finished: tabpilot downloads wait)"
 
 
 def dialog_text(dialog: dict[str, Any], nonce: str | None = None) -> str:

@@ -69,23 +69,102 @@ def hint_for(err: "RpcError") -> str | None:
     return CODE_HINTS.get(err.code)
 
 
-def print_error(err: "RpcError", as_json: bool) -> int:
-    """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
+# Error fields that only move words about: rendered into message and hint, never printed themselves.
+WORD_PARTS = ("message_parts", "hint_parts")
+# Error fields that hold nothing but the page's strings (a `--json` reader fences nothing itself).
+PAGE_FIELDS = ("label",)
+COVER_PAGE_FIELDS = ("name", "text")
+
+
+def error_nonce(err: "RpcError", boundaries: bool) -> str | None:
+    """The session's nonce the daemon put on an error from a page tool; None when fencing is off."""
+    return page_nonce(err.data, boundaries)
+
+
+def error_words(
+    err: "RpcError", nonce: str | None, reword: "Callable[[str], str] | None" = None
+) -> tuple[str, str | None]:
+    """(message, hint) with the page's strings in them marked by ``nonce``; ``reword`` rewrites only
+    tabpilot's own words (the MCP server's tool names), never the page's."""
     hint = hint_for(err)
-    if as_json:
-        payload = {
-            "error": {
-                "code": err.code,
-                "reason": err.reason,
-                "message": err.message,
-                "hint": hint,
-                "exit_code": err.exit_code,
-                **{k: v for k, v in err.data.items() if k not in ("reason", "hint")},
-            }
+    message = page_words(err.message, err.data.get("message_parts"), nonce, reword)
+    if hint is not None:
+        given = err.data.get("hint") == hint
+        hint = page_words(hint, err.data.get("hint_parts") if given else None, nonce, reword)
+    return message, hint
+
+
+def page_words(text: str, parts: Any, nonce: str | None, reword: "Callable[[str], str] | None" = None) -> str:
+    """Words whose odd ``parts`` are the page's (see ``said`` in the extension's link/protocol.js),
+    each marked in place; ``text`` as it is when the parts are not its own."""
+    same = (
+        isinstance(parts, list)
+        and len(parts) % 2 == 1
+        and all(isinstance(p, str) for p in parts)
+        and "".join(parts) == text
+    )
+    if not same or not nonce:
+        return reword(text) if reword else text
+    out = []
+    for at, part in enumerate(parts):
+        if at % 2 == 0:
+            out.append(reword(part) if reword and part else part)
+        else:
+            out.append(page_inline(one_line(part), nonce))
+    return "".join(out)
+
+
+def one_line(text: str) -> str:
+    """A page string for a one-line mark: the extension quotes them, this is the guard if it did not."""
+    return text.replace("\n", " ").replace("\r", " ")
+
+
+def error_payload(
+    err: "RpcError", nonce: str | None, reword: "Callable[[str], str] | None" = None
+) -> dict[str, Any]:
+    """The ``--json`` (and MCP) form of an error, the page's strings marked by ``nonce``."""
+    message, hint = error_words(err, nonce, reword)
+    extra = {k: v for k, v in err.data.items() if k not in ("reason", "hint", *WORD_PARTS)}
+    if nonce:
+        _mark_page_fields(extra, nonce)
+    return {
+        "code": err.code,
+        "reason": err.reason,
+        "message": message,
+        "hint": hint,
+        "exit_code": err.exit_code,
+        **extra,
+    }
+
+
+def _mark_page_fields(extra: dict[str, Any], nonce: str) -> None:
+    for key in PAGE_FIELDS:
+        if isinstance(extra.get(key), str):
+            extra[key] = page_inline(one_line(extra[key]), nonce)
+    cover = extra.get("cover")
+    if isinstance(cover, dict):
+        extra["cover"] = {
+            k: page_quoted(v, nonce, 200) if k in COVER_PAGE_FIELDS and isinstance(v, str) and v else v
+            for k, v in cover.items()
         }
-        print(fastjson.dumps(payload, ensure_ascii=False))
+    options = extra.get("options")
+    if isinstance(options, list):
+        extra["options"] = [
+            {**o, "label": page_quoted(o["label"], nonce, 200)}
+            if isinstance(o, dict) and isinstance(o.get("label"), str)
+            else o
+            for o in options
+        ]
+
+
+def print_error(err: "RpcError", as_json: bool, boundaries: bool = True) -> int:
+    """Report an error (stderr text, or a JSON object on stdout) and return its exit code."""
+    nonce = error_nonce(err, boundaries)
+    if as_json:
+        print(fastjson.dumps({"error": error_payload(err, nonce)}, ensure_ascii=False))
         return err.exit_code
-    lines = [f"error: {err.message}"]
+    message, hint = error_words(err, nonce)
+    lines = [f"error: {message}"]
     browsers = err.data.get("browsers")
     if isinstance(browsers, list):
         lines += [f"  {b}" for b in browsers]
@@ -95,7 +174,7 @@ def print_error(err: "RpcError", as_json: bool) -> int:
     return err.exit_code
 
 
-def guarded(step: "Callable[[], Any]", as_json: bool) -> int:
+def guarded(step: "Callable[[], Any]", as_json: bool, boundaries: bool = True) -> int:
     """Run one command's work and return its exit code: an RpcError is reported, ^C and a closed
     pipe end it quietly."""
     try:
@@ -113,7 +192,7 @@ def guarded(step: "Callable[[], Any]", as_json: bool) -> int:
         from tabpilot.protocol import RpcError
 
         if isinstance(exc, RpcError):
-            return print_error(exc, as_json)
+            return print_error(exc, as_json, boundaries)
         raise
 
 

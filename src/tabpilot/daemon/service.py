@@ -764,13 +764,18 @@ class Daemon:
                 )
             browser = await self._browser_of(session, timeout_s, abandon)
             session.touch()
-            result = await browser.channel.call(
-                method,
-                {**params, "session_id": session.session_id},
-                timeout_s,
-                stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
-                on_progress=on_progress or CLIENT_PROGRESS.get(),
-            )
+            try:
+                result = await browser.channel.call(
+                    method,
+                    {**params, "session_id": session.session_id},
+                    timeout_s,
+                    stop_on=((abandon, client_gone), (interrupted, stopped_by_person)),
+                    on_progress=on_progress or CLIENT_PROGRESS.get(),
+                )
+            except RpcError as err:
+                # An error may quote the page (a cover's text, an option's label): fenced like a result.
+                err.data["page_nonce"] = session.page_nonce
+                raise
             session.touch()
             if isinstance(result, dict):
                 result["page_nonce"] = session.page_nonce

@@ -149,7 +149,9 @@ test("sequence numbers survive a detach; history and open dialogs do not", async
   assert.deepEqual(dialogs.since(5, cursor).map((d) => [d.seq, d.message]), [[2, "two"]]);
 });
 
-test("describeDialog names the type and a short message", () => {
-  assert.equal(describeDialog({ type: "confirm", message: "Delete 3 files?" }), 'confirm "Delete 3 files?"');
-  assert.equal(describeDialog({ type: "alert", message: "x".repeat(200) }).length, 6 + 2 + 120);
+test("describeDialog names the type and a short message, the message kept apart as the page's", () => {
+  const said = describeDialog({ type: "confirm", message: "Delete 3 files?" });
+  assert.equal(said.text, 'confirm "Delete 3 files?"');
+  assert.deepEqual(said.parts, ["confirm ", '"Delete 3 files?"', ""]);
+  assert.equal(describeDialog({ type: "alert", message: "x".repeat(200) }).text.length, 6 + 2 + 120);
 });

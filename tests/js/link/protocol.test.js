@@ -61,3 +61,33 @@ test("RpcError refuses codes and reasons outside the closed sets", () => {
     data: { tab_id: 9, reason: "unknown_tab" },
   });
 });
+
+test("page strings in an error's words cross apart from tabpilot's own (vectors page_words)", () => {
+  for (const { pieces, wire } of vectors.page_words) {
+    const strings = [""];
+    const values = [];
+    for (const [who, text] of pieces) {
+      if (who === "page") {
+        values.push(protocol.fromPage(text));
+        strings.push("");
+      } else {
+        strings[strings.length - 1] += text;
+      }
+    }
+    const words = protocol.said(Object.assign(strings, { raw: strings }), ...values);
+    assert.deepEqual(new protocol.RpcError(wire.code, words).toWire(), wire);
+  }
+});
+
+test("a Said inside a Said keeps its page strings, and a hint's go along as hint_parts", () => {
+  const name = protocol.said`${protocol.fromPage('option "A"')} @e1`;
+  const err = new protocol.RpcError("invalid_params", protocol.said`${name} is off`, undefined, {
+    hint: protocol.said`pick ${protocol.fromPage('"B"')}`,
+  });
+  assert.deepEqual(err.toWire().data, {
+    message_parts: ["", 'option "A"', " @e1 is off"],
+    hint: 'pick "B"',
+    hint_parts: ["pick ", '"B"', ""],
+  });
+  assert.equal(err.message, 'option "A" @e1 is off');
+});

@@ -7,7 +7,7 @@
 // person/overlay.js) and as a system notification. The first answer wins, from whichever surface, and
 // only a person's: a trusted click in our own pages or a notification button. No answer in time, Stop,
 // the tab closing: no. Nothing here ever says yes by default.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 
 /**
  * @typedef {{rule: string, title: string, rules: string[], target: string, site: string | null,
@@ -108,10 +108,10 @@ export function createAsks({ timeoutMs, page, notify, panelShows, tabInView, sho
             if (outcome === "allow") return resolve({ always });
             if (outcome === "stopped") return reject(signal.reason);
             if (outcome === "deny") {
-              return reject(new RpcError("permission_denied", `the person declined (user_declined): ${card.title.toLowerCase()} (${card.target})`, "user_declined", { hint: DECLINED_HINT, rule: card.rule }));
+              return reject(new RpcError("permission_denied", said`the person declined (user_declined): ${card.title.toLowerCase()} (${fromPage(card.target)})`, "user_declined", { hint: DECLINED_HINT, rule: card.rule }));
             }
             const why = outcome === "tab_closed" ? "the tab closed before anyone answered" : `nobody answered within ${Math.round(waitMs / 1000)} s`;
-            reject(new RpcError("permission_denied", `not allowed (approval_timeout): ${why} (${card.title.toLowerCase()}: ${card.target})`, "approval_timeout", {
+            reject(new RpcError("permission_denied", said`not allowed (approval_timeout): ${why} (${card.title.toLowerCase()}: ${fromPage(card.target)})`, "approval_timeout", {
               hint: "no answer is a no; ask the person in your reply instead of trying again",
               rule: card.rule,
             }));

@@ -3,7 +3,7 @@
 // and before it acts: the action is described, decided by the rules, and when they say ask, the
 // person is asked (asks.js) while the call waits. Sessions of shell and MCP agents pass untouched:
 // the gate costs them one lookup in the session table.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 import { decide, grantable } from "./rules.js";
 import { siteOf } from "./scope.js";
 
@@ -51,7 +51,7 @@ export async function approve(ctx, sessionId, tabId, what) {
   const decision = decide({ ...what, element, site, targetSite, blocked, scope: turn.scope });
   if (decision.effect === "allow" || decision.rule === null) return false;
   if (decision.effect === "deny") {
-    throw new RpcError("blocked_site", `${what.target} goes to a site the person blocked`, "site_blocked", {
+    throw new RpcError("blocked_site", said`${fromPage(what.target)} goes to a site the person blocked`, "site_blocked", {
       hint: "The person blocked this site for agents: do not try another way in; tell them the task needs it.",
     });
   }

@@ -7,7 +7,7 @@
 //   fails fast with dialog_open (`guard`, called once by sessions.resolveTab);
 // - beforeunload while a navigation the agent asked for is leaving the page: accepted (it asked to leave);
 // - a dialog still open when its session stops is dismissed (`dismissAll`).
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 
 const HISTORY_LIMIT = 32;
 const TEXT_LIMIT = 4096;
@@ -29,7 +29,7 @@ const clip = (value) => String(value ?? "").slice(0, TEXT_LIMIT);
 /** `confirm "Delete 3 files?"` — how errors and outcome lines name a dialog. @param {DialogRecord} d */
 export function describeDialog(d) {
   const message = d.message.length > 120 ? `${d.message.slice(0, 119)}…` : d.message;
-  return `${d.type} ${JSON.stringify(message)}`;
+  return said`${d.type} ${fromPage(JSON.stringify(message))}`;
 }
 
 /** @param {{cdp: CdpLike, now?: () => number, log?: Pick<Console, "warn">}} deps */
@@ -122,7 +122,7 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
     } catch (err) {
       // Closed in the meantime (the person answered it, or the page went away).
       if (open.get(tabId) !== record) {
-        throw new RpcError("not_found", `the ${describeDialog(record)} dialog was already closed`, "no_dialog", { tab_id: tabId });
+        throw new RpcError("not_found", said`the ${describeDialog(record)} dialog was already closed`, "no_dialog", { tab_id: tabId });
       }
       throw err;
     }
@@ -193,7 +193,7 @@ export function createDialogs({ cdp, now = Date.now, log = console }) {
     guard(tabId) {
       const record = open.get(tabId);
       if (!record) return;
-      throw new RpcError("invalid_params", `a ${describeDialog(record)} dialog is open on tab ${tabId}`, "dialog_open", {
+      throw new RpcError("invalid_params", said`a ${describeDialog(record)} dialog is open on tab ${tabId}`, "dialog_open", {
         tab_id: tabId,
         dialog: { type: record.type, message: record.message, default_prompt: record.default_prompt },
         hint: "Answer it first: `tabpilot dialog accept` (add --text for a prompt) or `tabpilot dialog dismiss`.",

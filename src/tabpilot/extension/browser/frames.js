@@ -5,7 +5,7 @@
 // for the tab's own session; a child session for an out-of-process iframe) and the frame id. Our code
 // runs in the frame's "tabpilot" isolated world, where the snapshot agent lives: page scripts can
 // neither see nor patch it, and it survives between calls for the life of the document.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 import { withDeadline } from "../link/deadline.js";
 import { pageAgentSource, AGENT_KEY } from "../snapshot/index.js";
 
@@ -55,7 +55,7 @@ function documentGone() {
 function pageScriptError(details) {
   const description = details.exception?.description;
   const text = typeof description === "string" && description ? description.split("\n", 1)[0] : details.text || "exception";
-  return new RpcError("cdp_failed", `tabpilot's in-page code failed: ${text}`);
+  return new RpcError("cdp_failed", said`tabpilot's in-page code failed: ${fromPage(text)}`);
 }
 
 /** @param {unknown} err */

@@ -203,22 +203,85 @@ export const CHAT_EVENT_KINDS = Object.freeze([
 export const PANEL_SESSION_PREFIX = "p-";
 export const WAIT_UNTIL = Object.freeze(["commit", "domcontentloaded", "load", "networkidle"]);
 
+/** A string the page supplied (a label, an option, a cover's text), to be put in words with `said`. */
+export class PageString {
+  /** @param {unknown} text */
+  constructor(text) {
+    this.text = String(text);
+  }
+}
+
+/** @param {unknown} text */
+export function fromPage(text) {
+  return new PageString(text);
+}
+
+/**
+ * tabpilot's words with page strings in them, kept apart so that every client can fence the page's
+ * (a page that writes "SYSTEM NOTE: …" into an option label must not read as tabpilot talking):
+ * `parts` alternates tabpilot's words (even indices) and the page's (odd); `text` is them joined.
+ */
+export class Said {
+  /** @param {string[]} parts */
+  constructor(parts) {
+    this.parts = parts;
+    this.text = parts.join("");
+  }
+
+  toString() {
+    return this.text;
+  }
+}
+
+/**
+ * A tagged template: `said\`${fromPage(label)} is disabled\``; a Said inside another keeps its parts.
+ * @param {TemplateStringsArray} strings @param {unknown[]} values
+ */
+export function said(strings, ...values) {
+  const parts = [strings[0]];
+  values.forEach((value, i) => {
+    const inner = value instanceof PageString ? ["", value.text, ""] : value instanceof Said ? value.parts : [String(value)];
+    parts[parts.length - 1] += inner[0];
+    parts.push(...inner.slice(1));
+    parts[parts.length - 1] += strings[i + 1];
+  });
+  return new Said(parts);
+}
+
+/**
+ * The wire form of words that may hold page strings: the text, and its parts when the page is in it.
+ * @param {string | Said} words
+ * @returns {[string, string[] | null]}
+ */
+function wireWords(words) {
+  if (!(words instanceof Said)) return [String(words), null];
+  return [words.text, words.parts.length > 1 ? words.parts : null];
+}
+
 /** An error that crosses the wire as {code, message, data}. Thrown inside, sent as a value. */
 export class RpcError extends Error {
   /**
+   * Page strings in the message or the hint (a Said) go along as `data.message_parts` / `data.hint_parts`.
    * @param {string} code one of ERROR_CODES
-   * @param {string} message
+   * @param {string | Said} message
    * @param {string} [reason] one of REASONS
    * @param {Record<string, unknown>} [data]
    */
   constructor(code, message, reason, data = {}) {
     if (!ERROR_CODES.has(code)) throw new Error(`unknown error code ${code}`);
     if (reason !== undefined && !REASONS.has(reason)) throw new Error(`unknown error reason ${reason}`);
-    super(message);
+    const [text, parts] = wireWords(message);
+    super(text);
     this.name = "RpcError";
     this.code = code;
     /** @type {Record<string, unknown>} */
     this.data = { ...data };
+    if (parts) this.data.message_parts = parts;
+    if (data.hint instanceof Said) {
+      const [hint, hintParts] = wireWords(data.hint);
+      this.data.hint = hint;
+      if (hintParts) this.data.hint_parts = hintParts;
+    }
     if (reason !== undefined) this.data.reason = reason;
   }
 

@@ -30,7 +30,7 @@
 // reported sooner when it has settled: the same cover, in the same place and opacity, on looks at
 // least SETTLED_COVER_MS apart while nothing animates — a cookie banner waits for a person, not for
 // time. A cover that animates or changes (a spinner, a fading toast) is waited out as before.
-import { RpcError } from "../link/protocol.js";
+import { RpcError, fromPage, said } from "../link/protocol.js";
 import { AGENT } from "../browser/frames.js";
 import { refNumber } from "./refs.js";
 import { DESCRIBE, describedTarget, locateTarget, parseTarget, staleRef } from "./targets.js";
@@ -442,10 +442,10 @@ async function inAgent(ctx, frame, objectId, call, args) {
 
 // ── In the service worker ───────────────────────────────────────────────────────────────────────────
 
-/** @param {{role: string, name: string, text: string, tag: string}} c */
+/** What covers the target, all of it the page's (its role and tag included: one mark costs less). @param {{role: string, name: string, text: string, tag: string}} c */
 function describeCover(c) {
   const what = c.role ? `${c.role}${c.name ? ` ${JSON.stringify(c.name)}` : ""}` : c.tag;
-  return c.text ? `${what} (${JSON.stringify(c.text)})` : what;
+  return fromPage(c.text ? `${what} (${JSON.stringify(c.text)})` : what);
 }
 
 /** @param {ResolvedTarget} t */
@@ -453,34 +453,39 @@ export function nameOf(t) {
   return t.ref ? `${t.label} @${t.ref}` : t.label;
 }
 
+/** The target's name in an error's words: its label is the page's, its ref tabpilot's. @param {{label: string, ref?: string | null}} t */
+export function saidName(t) {
+  return t.ref ? said`${fromPage(t.label)} @${t.ref}` : said`${fromPage(t.label)}`;
+}
+
 /**
  * The error for a state that stayed wrong until the timeout.
  * @param {string} state @param {{target: ResolvedTarget | null, raw: string, waitedMs: number, detail?: any}} info
  */
 function notReady(state, { target, raw, waitedMs, detail }) {
-  const what = target ? nameOf(target) : JSON.stringify(raw);
+  const what = target ? saidName(target) : JSON.stringify(raw);
   const after = `after ${(waitedMs / 1000).toFixed(1)} s`;
   const data = { waited_ms: waitedMs, target: raw, ...(target ? { ref: target.ref, label: target.label } : {}) };
   switch (state) {
     case "covered":
-      return new RpcError("timeout", `${what} is covered by ${describeCover(detail)} (${after})`, "element_covered", {
+      return new RpcError("timeout", said`${what} is covered by ${describeCover(detail)} (${after})`, "element_covered", {
         ...data,
         cover: detail,
         hint: "Close or accept what covers it first (e.g. click its button), then retry.",
       });
     case "disabled":
-      return new RpcError("timeout", `${what} is disabled (${after})`, "element_disabled", {
+      return new RpcError("timeout", said`${what} is disabled (${after})`, "element_disabled", {
         ...data,
         hint: "It stayed disabled: do what the page needs first (fill the required fields…), or check it with `tabpilot snapshot`.",
       });
     case "readonly":
-      return new RpcError("timeout", `${what} is read-only (${after})`, "element_not_editable", {
+      return new RpcError("timeout", said`${what} is read-only (${after})`, "element_not_editable", {
         ...data,
         hint: "It does not take text; check the page with `tabpilot snapshot`.",
       });
     case "hidden":
     case "outside":
-      return new RpcError("timeout", `${what} is ${state === "hidden" ? "hidden" : "out of reach of the viewport"} (${after})`, "element_not_visible", {
+      return new RpcError("timeout", said`${what} is ${state === "hidden" ? "hidden" : "out of reach of the viewport"} (${after})`, "element_not_visible", {
         ...data,
         hint: "Open what holds it (a menu, a tab, a collapsed section) or scroll to it, then retry.",
       });
@@ -490,7 +495,7 @@ function notReady(state, { target, raw, waitedMs, detail }) {
         hint: "Check the page with `tabpilot snapshot` or `tabpilot find TEXT`, or raise --timeout if it comes later.",
       });
     default:
-      return new RpcError("timeout", `${what} ${state === "moving" ? "kept moving" : "kept being replaced"} (${after})`, "element_not_ready", {
+      return new RpcError("timeout", said`${what} ${state === "moving" ? "kept moving" : "kept being replaced"} (${after})`, "element_not_ready", {
         ...data,
         hint: "Retry, or raise --timeout; an animation may still be running.",
       });
@@ -565,7 +570,7 @@ export function pressed(ctx, target) {
  * @param {{role: string, name: string, text: string, tag: string}} hit @param {number} waitedMs
  */
 export function pressedElsewhere(target, hit, waitedMs) {
-  return new RpcError("timeout", `${nameOf(target)} moved when the pointer came: the press would land on ${describeCover(hit)} (after ${(waitedMs / 1000).toFixed(1)} s)`, "element_not_ready", {
+  return new RpcError("timeout", said`${saidName(target)} moved when the pointer came: the press would land on ${describeCover(hit)} (after ${(waitedMs / 1000).toFixed(1)} s)`, "element_not_ready", {
     waited_ms: waitedMs,
     ref: target.ref,
     label: target.label,
@@ -663,7 +668,7 @@ export async function actionable(ctx, tabId, raw, options) {
       ctx.shield?.unexpect();
       release(ctx, target);
       if (prepared.final) {
-        throw new RpcError("invalid_params", `${nameOf(target)} does not take text: it is ${prepared.detail}`, "element_not_editable", {
+        throw new RpcError("invalid_params", said`${saidName(target)} does not take text: it is ${fromPage(prepared.detail)}`, "element_not_editable", {
           target: raw,
           ref: target.ref,
           hint: "Use check/uncheck for checkboxes and radios, select for <select>, upload for file inputs, click for buttons.",

@@ -1,6 +1,6 @@
 // @ts-check
 // tool.downloads_list and tool.downloads_wait: the files the session's pages downloaded (browser/downloads.js).
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { sessionIdOf, timeoutOf } from "../../link/params.js";
 import { optionalCount } from "../observe/snapshot.js";
 
@@ -31,7 +31,7 @@ export async function downloadsWait(params, ctx) {
   const ms = timeoutOf(params);
   const found = await downloads.wait(sessionId, { after, ms, signal: ctx.signal });
   if (!found || found.state === "in_progress") {
-    throw new RpcError("timeout", found ? `the download of ${found.name || found.url} did not finish within ${ms} ms` : `no download finished within ${ms} ms`, "tool_timeout", {
+    throw new RpcError("timeout", found ? said`the download of ${fromPage(found.name || found.url)} did not finish within ${ms} ms` : `no download finished within ${ms} ms`, "tool_timeout", {
       ...(found ? { download: found } : {}),
       hint: found ? "It is still coming in: wait again with a longer --timeout." : "Start one first (click its link), or raise --timeout.",
     });

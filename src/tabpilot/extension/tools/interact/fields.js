@@ -1,8 +1,8 @@
 // @ts-check
 // tool.focus / tool.fill / tool.select / tool.check: form fields, through the actionability routine.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, callOnTarget, release } from "../../page/actionability.js";
+import { actionable, callOnTarget, release, saidName } from "../../page/actionability.js";
 import { click, keys } from "../../page/input.js";
 import { comboEvents, parseCombo } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -143,7 +143,7 @@ export async function fill(params, ctx) {
     const { value: filled, outcome } = await watch.settle(typing, { deadline: action.deadline, signal });
     const result = { tab_id: action.tabId, target: targetInfo(target), value, ...outcome };
     if (filled && (filled.rich ? norm(filled.value) !== norm(value) : filled.value !== value)) {
-      throw new RpcError("invalid_params", `${targetInfo(target).name} holds ${JSON.stringify(filled.value)}, not ${JSON.stringify(value)}`, "value_mismatch", {
+      throw new RpcError("invalid_params", said`${saidName(target)} holds ${fromPage(JSON.stringify(filled.value))}, not ${JSON.stringify(value)}`, "value_mismatch", {
         ...result,
         actual: filled.value,
         hint: "The page changed or limited the text (a length limit, a format, a mask); check what it accepts with `tabpilot snapshot`.",
@@ -165,7 +165,7 @@ export async function select(params, ctx) {
   const action = await beginAction(params, ctx);
   const target = await actionable(ctx, action.tabId, raw, { label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal: ctx.signal });
   try {
-    const name = targetInfo(target).name;
+    const name = saidName(target);
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const { value: done, outcome } = await watch.settle(callOnTarget(ctx, target, SELECT, [values]), { deadline: action.deadline, signal: ctx.signal });
     if (done?.error) throw selectError(done, name);
@@ -175,24 +175,24 @@ export async function select(params, ctx) {
   }
 }
 
-/** @param {any} failed @param {string} name */
+/** @param {any} failed @param {import("../../link/protocol.js").Said} name */
 function selectError(failed, name) {
   const listing = (failed.available ?? [])
     .slice(0, 20)
     .map((/** @type {any} */ o) => `${JSON.stringify(o.label)}${o.value !== o.label ? ` (${o.value})` : ""}${o.disabled ? " disabled" : ""}`)
     .join(", ");
-  const options = { options: failed.available, hint: `Pick one of its options: ${listing}.` };
+  const options = { options: failed.available, hint: said`Pick one of its options: ${fromPage(listing)}.` };
   switch (failed.error) {
     case "target_not_select":
-      return new RpcError("invalid_params", `${name} is not a <select> (it is a ${failed.detail})`, "target_not_select", {
+      return new RpcError("invalid_params", said`${name} is not a <select> (it is a ${fromPage(failed.detail)})`, "target_not_select", {
         hint: "For a custom dropdown, click it open and click the option (tabpilot click).",
       });
     case "single":
-      return new RpcError("invalid_params", `${name} takes one option, not several`, "option_not_found", options);
+      return new RpcError("invalid_params", said`${name} takes one option, not several`, "option_not_found", options);
     case "option_disabled":
-      return new RpcError("invalid_params", `the option ${JSON.stringify(failed.label)} of ${name} is disabled`, "option_disabled", options);
+      return new RpcError("invalid_params", said`the option ${fromPage(JSON.stringify(failed.label))} of ${name} is disabled`, "option_disabled", options);
     default:
-      return new RpcError("invalid_params", `${name} has no option ${JSON.stringify(failed.want)}`, "option_not_found", options);
+      return new RpcError("invalid_params", said`${name} has no option ${JSON.stringify(failed.want)}`, "option_not_found", options);
   }
 }
 
@@ -210,13 +210,13 @@ export async function check(params, ctx) {
     const named = before.kind && target.label.split(" ", 1)[0] === "label" ? { ...target, label: `${before.kind}${target.label.slice("label".length)}` } : target;
     const info = targetInfo(named);
     if (!before.kind) {
-      throw new RpcError("invalid_params", `${info.name} is not a checkbox, radio or switch`, "element_not_checkable", {
+      throw new RpcError("invalid_params", said`${saidName(named)} is not a checkbox, radio or switch`, "element_not_checkable", {
         hint: "Point at the checkbox (or its label); use click for other controls.",
       });
     }
     if (before.checked === wanted) return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: info, kind: before.kind, checked: wanted, changed: false });
     if (!wanted && before.kind === "radio") {
-      throw new RpcError("invalid_params", `${info.name} is a radio button: it is unchecked by checking another one of its group`, "element_not_checkable", {
+      throw new RpcError("invalid_params", said`${saidName(named)} is a radio button: it is unchecked by checking another one of its group`, "element_not_checkable", {
         hint: "Check the option you want instead (tabpilot check).",
       });
     }
@@ -224,7 +224,7 @@ export async function check(params, ctx) {
     const { outcome } = await watch.settle(click(action.send, target.point), { deadline: action.deadline, signal });
     const after = outcome.dialog?.handled === "open" || outcome.navigated ? null : await callOnTarget(ctx, target, CHECK_STATE);
     if (after && after.checked !== wanted) {
-      throw new RpcError("invalid_params", `clicking ${info.name} did not ${wanted ? "check" : "uncheck"} it`, "element_not_checkable", {
+      throw new RpcError("invalid_params", said`clicking ${saidName(named)} did not ${wanted ? "check" : "uncheck"} it`, "element_not_checkable", {
         hint: "The page handles it differently; look at it with `tabpilot snapshot` and click what toggles it.",
       });
     }

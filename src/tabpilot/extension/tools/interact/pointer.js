@@ -1,8 +1,8 @@
 // @ts-check
 // tool.click / tool.hover / tool.drag: the mouse, through the actionability routine and trusted input.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, said } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, pressed, pressedElsewhere, release, PREPARE } from "../../page/actionability.js";
+import { actionable, pressed, pressedElsewhere, release, saidName, PREPARE } from "../../page/actionability.js";
 import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -123,7 +123,7 @@ export async function drag(params, ctx) {
       { awaitPromise: true },
     );
     if (placed.state !== "ok") {
-      throw new RpcError("invalid_params", `${targetInfo(dest).name} and ${targetInfo(source).name} do not fit in the viewport together`, "element_not_visible", {
+      throw new RpcError("invalid_params", said`${saidName(dest)} and ${saidName(source)} do not fit in the viewport together`, "element_not_visible", {
         hint: "Scroll so both are visible, or drag in two steps through a place in between.",
       });
     }

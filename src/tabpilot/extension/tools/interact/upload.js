@@ -6,9 +6,9 @@
 // input and change events a pick fires. A target that is not a file input (nor holds one) is tried as
 // a drop zone (it accepts a drag of files: drop it), then as a button that opens a file chooser: the
 // chooser is intercepted (Page.setInterceptFileChooserDialog) and its input gets the files.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, said } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, release } from "../../page/actionability.js";
+import { actionable, release, saidName } from "../../page/actionability.js";
 import { click } from "../../page/input.js";
 import { beginAction, finishAction, targetInfo } from "../../page/action.js";
 import { approve } from "../../approval/gate.js";
@@ -74,12 +74,12 @@ function filesOf(raw) {
   return /** @type {{name: string, path?: string, type: string, size: number, last_modified: number, data: string}[]} */ (raw);
 }
 
-/** @param {string} name @param {any} failed */
+/** @param {import("../../link/protocol.js").Said} name @param {any} failed */
 function deliveryError(name, failed) {
   if (failed.error === "single") {
-    return new RpcError("invalid_params", `${name} takes one file`, "too_many_files", { hint: "Upload one file to it, or use an input that takes several." });
+    return new RpcError("invalid_params", said`${name} takes one file`, "too_many_files", { hint: "Upload one file to it, or use an input that takes several." });
   }
-  return new RpcError("timeout", `${name} is disabled`, "element_disabled", { hint: "Do what the page needs first, then retry." });
+  return new RpcError("timeout", said`${name} is disabled`, "element_disabled", { hint: "Do what the page needs first, then retry." });
 }
 
 /** @type {import("../../link/dispatcher.js").Handler} */
@@ -102,7 +102,7 @@ export async function upload(params, ctx) {
     if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     for (const how of /** @type {const} */ (["input", "drop"])) {
       const delivered = await ctx.frames.callOn(target.frame, target.objectId, DELIVER, [pageFiles, how]);
-      if (delivered.error) throw deliveryError(info.name, delivered);
+      if (delivered.error) throw deliveryError(saidName(target), delivered);
       if (delivered.kind !== "other") return done(delivered.kind);
     }
     return done("chooser", { input: await throughChooser(ctx, action, raw, pageFiles, common) });
@@ -141,7 +141,7 @@ async function throughChooser(ctx, action, raw, files, common) {
     await click(action.send, button.point);
     const which = await Promise.race([opened, new Promise((r) => setTimeout(() => r(null), CHOOSER_WAIT_MS))]);
     if (!which) {
-      throw new RpcError("invalid_params", `${targetInfo(button).name} is not a file input, a drop zone, nor opens a file chooser`, "not_a_file_input", {
+      throw new RpcError("invalid_params", said`${saidName(button)} is not a file input, a drop zone, nor opens a file chooser`, "not_a_file_input", {
         hint: "Point at the file input, its label or button, or the drop zone (`tabpilot find` shows them).",
       });
     }
@@ -150,7 +150,7 @@ async function throughChooser(ctx, action, raw, files, common) {
     const { object } = await ctx.frames.send(frame, "DOM.resolveNode", { backendNodeId: which.backendNodeId, executionContextId: contextId });
     try {
       const delivered = await ctx.frames.callOn(frame, object.objectId, DELIVER, [files, "input"]);
-      if (delivered.error) throw deliveryError(targetInfo(button).name, delivered);
+      if (delivered.error) throw deliveryError(saidName(button), delivered);
       const label = await ctx.frames.callOn(frame, object.objectId, "function () { return this.id ? `input#${this.id}` : 'a file input'; }");
       return label;
     } finally {

@@ -1,10 +1,10 @@
 // @ts-check
 // tool.wait: until an element is visible or gone, a text shows, the URL matches, or the page reaches a
 // load state. Checked at once, then every 100 ms (250 ms after the first two seconds).
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, said } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "../../link/params.js";
 import { resolveTarget } from "../../page/targets.js";
-import { release, nameOf } from "../../page/actionability.js";
+import { release, nameOf, saidName } from "../../page/actionability.js";
 import { LIFECYCLE_STAGE, satisfies } from "../../browser/navigation-wait.js";
 
 const WAIT_TIMEOUT_MS = 10000;
@@ -100,7 +100,7 @@ export async function wait(params, ctx) {
   ctx.overlay?.activity(tabId, `wait for ${kind} ${value}`);
   const matches = kind === "url" ? urlMatcher(value) : null;
   const load = kind === "load" ? watchLoad(ctx, tabId) : null;
-  /** What the last look found, for the timeout message. */
+  /** What the last look found, for the timeout message. @type {string | import("../../link/protocol.js").Said} */
   let seen = "";
   /** @returns {Promise<Record<string, any> | null>} the result once the condition holds */
   async function check() {
@@ -118,12 +118,12 @@ export async function wait(params, ctx) {
     const look = await lookAt(ctx, tabId, raw);
     const name = look.seen ? nameOf(look.seen) : "";
     if (kind === "gone") {
-      seen = `${name} is still visible`;
+      seen = look.seen ? said`${saidName(look.seen)} is still visible` : "it is still visible";
       return look.state === "visible" ? null : {};
     }
     // A ref whose element is gone will not come back.
     if (look.state === "stale") throw look.error;
-    seen = look.state === "absent" ? "nothing matches yet" : `${name} is there but hidden`;
+    seen = look.state === "absent" || !look.seen ? "nothing matches yet" : said`${saidName(look.seen)} is there but hidden`;
     return look.state === "visible" && look.seen ? { target: { ref: look.seen.ref, label: look.seen.label, name } } : null;
   }
   try {
@@ -133,9 +133,8 @@ export async function wait(params, ctx) {
       const waited = Date.now() - started;
       if (done) return { tab_id: tabId, kind, waited_ms: waited, ...done };
       if (waited >= timeoutMs) {
-        throw new RpcError("timeout", `waited ${(timeoutMs / 1000).toFixed(1)} s for ${kind} ${JSON.stringify(value)}: ${seen}`, "wait_timeout", {
+        throw new RpcError("timeout", said`waited ${(timeoutMs / 1000).toFixed(1)} s for ${kind} ${JSON.stringify(value)}: ${seen}`, "wait_timeout", {
           tab_id: tabId,
-          seen,
           hint: "Check the page with `tabpilot snapshot`, or raise --timeout.",
         });
       }

@@ -1,6 +1,6 @@
 // @ts-check
 // tool.evaluate: run an expression in the page's main world and return a JSON value.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, requireString, optionalBool, timeoutOf } from "../../link/params.js";
 import { withDeadline } from "../../link/deadline.js";
 import { describeDialog } from "../../browser/dialogs.js";
@@ -39,7 +39,7 @@ export async function evaluate(params, ctx) {
   // A confirm or prompt the script opens stays open for the agent: say so at once instead of waiting.
   const dialogOpened = dialogs?.whenOpen(tab.id, dialogs.cursor(tab.id));
   const opened = dialogOpened?.opened.then((/** @type {any} */ d) => {
-    throw new RpcError("invalid_params", `the expression opened a ${describeDialog(d)} dialog; it goes on once the dialog is answered`, "dialog_open", {
+    throw new RpcError("invalid_params", said`the expression opened a ${describeDialog(d)} dialog; it goes on once the dialog is answered`, "dialog_open", {
       tab_id: tab.id,
       dialog: { type: d.type, message: d.message, default_prompt: d.default_prompt },
       hint: "Answer it with `tabpilot dialog accept` (add --text for a prompt) or `tabpilot dialog dismiss`.",
@@ -68,7 +68,7 @@ export async function evaluate(params, ctx) {
           return new RpcError("timeout", `the expression did not finish within ${timeoutMs} ms`, undefined, {
             tab_id: tab.id,
             hint: dialog
-              ? `A ${describeDialog(dialog)} dialog is open on the tab and blocks it: answer it with \`tabpilot dialog accept\` or \`tabpilot dialog dismiss\`.`
+              ? said`A ${describeDialog(dialog)} dialog is open on the tab and blocks it: answer it with \`tabpilot dialog accept\` or \`tabpilot dialog dismiss\`.`
               : "Make the script faster, or pass a longer timeout_ms.",
           });
         },
@@ -79,7 +79,7 @@ export async function evaluate(params, ctx) {
     if (signal.aborted || (err instanceof RpcError && err.code === "timeout")) stop();
     if (err instanceof RpcError && NOT_JSON.test(err.message)) {
       // The script ran; its result just cannot travel as JSON: the agent's to fix, not a browser fault.
-      throw new RpcError("invalid_params", `the result cannot be returned as JSON (${err.message})`, undefined, {
+      throw new RpcError("invalid_params", said`the result cannot be returned as JSON (${fromPage(err.message)})`, undefined, {
         tab_id: tab.id,
         hint: "Return JSON-serialisable data, e.g. JSON.stringify(...) or pick the fields you need.",
       });

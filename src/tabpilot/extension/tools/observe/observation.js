@@ -1,7 +1,7 @@
 // @ts-check
 // tool.screenshot (viewport, whole page, or one element; PNG or JPEG) and tool.html (the page's or an
 // element's HTML, open shadow roots included), captured over CDP so background tabs work too.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, optionalBool, timeoutOf } from "../../link/params.js";
 import { withDeadline } from "../../link/deadline.js";
 import { resolveTarget } from "../../page/targets.js";
@@ -103,7 +103,7 @@ async function elementClip(ctx, tabId, ref) {
   const box = await ctx.frames.callOn(target.frame, target.objectId, ELEMENT_BOX);
   void ctx.frames.send(target.frame, "Runtime.releaseObject", { objectId: target.objectId }).catch(() => {});
   if (!(box.width > 0 && box.height > 0)) {
-    throw new RpcError("not_found", `${target.label} has no size on the page`, "element_not_visible", {
+    throw new RpcError("not_found", said`${fromPage(target.label)} has no size on the page`, "element_not_visible", {
       hint: "It is hidden or empty; take a snapshot to find a visible element.",
     });
   }

@@ -3,7 +3,7 @@
 // page's origin), tool.state_save / tool.state_load (cookies and storage as Playwright's storage-state
 // JSON, managed browsers only). Cookie values that scripts cannot read (HttpOnly), and in the person's
 // own browser every cookie value, leave only with show_secrets.
-import { RpcError } from "../../link/protocol.js";
+import { RpcError, fromPage, said } from "../../link/protocol.js";
 import { sessionIdOf, optionalTabId, optionalBool, requireString } from "../../link/params.js";
 
 export const HIDDEN = "(hidden: --show-secrets shows it)";
@@ -110,7 +110,7 @@ async function storageOp(ctx, tabId, area, action, key, value) {
   try {
     return await ctx.frames.evaluate(frame, `(${STORAGE_OP})(${args})`);
   } catch (err) {
-    throw new RpcError("cdp_failed", `the page refused its ${area}Storage: ${err instanceof Error ? err.message : err}`, undefined, { tab_id: tabId });
+    throw new RpcError("cdp_failed", said`the page refused its ${area}Storage: ${fromPage(err instanceof Error ? err.message : err)}`, undefined, { tab_id: tabId });
   }
 }
 
