@@ -377,6 +377,10 @@ def approvals(records: list[Record], markdown: bool = False) -> str:
     return _medians("approvals", "Approvals", records, markdown)
 
 
+def cues(records: list[Record], markdown: bool = False) -> str:
+    return _medians("cues", "Action cues", records, markdown)
+
+
 TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "approvals": approvals,
     "agents": agents,
@@ -388,4 +392,5 @@ TABLES: dict[str, Callable[[list[Record], bool], str]] = {
     "peer": peer,
     "apps": apps,
     "panel": panel,
+    "cues": cues,
 }

@@ -23,6 +23,7 @@ from bench import (
     agents,
     approvals,
     apps,
+    cues,
     fences,
     latency,
     memory,
@@ -49,6 +50,7 @@ SUITES = (
     "panel",
     "approvals",
     "apps",
+    "cues",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The browser is still starting its extension right after launch; idle memory is read after this.
@@ -175,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "approvals": lambda rig: approvals.run(10 if not args.quick else 3),
             "apps": lambda rig: apps.run(rig, plan.apps),
+            "cues": lambda rig: cues.run(rig, plan.latency),
         }
         for suite in suites:
             found = guarded(suite, steps[suite], rig)

@@ -6,6 +6,8 @@ import { createTransport } from "./link/transport.js";
 import { createConnection } from "./link/connection.js";
 import { createDispatcher } from "./link/dispatcher.js";
 import { METHODS } from "./tools/index.js";
+import { cueOf } from "./tools/cues.js";
+import { createCues } from "./page/cue.js";
 import { createCdp } from "./browser/cdp.js";
 import { createDialogs } from "./browser/dialogs.js";
 import { createSessionManager } from "./state/sessions.js";
@@ -61,13 +63,14 @@ const networkRoutes = createNetworkRoutes({ ownerOfTab, onChange: () => sites.re
 const geolocationGrants = createGeolocationGrants({ location: chrome.contentSettings.location });
 const dialogs = createDialogs({ cdp });
 const frames = createFrames({ cdp });
+const frameUrls = createFrameUrls({ cdp, frames });
 const sites = createSiteGuard({
   storage: chrome.storage.local,
   onChanged: chrome.storage.onChanged,
   cdp,
   // Where a tab is after a command: known without asking the browser while nothing changed it.
   tabs: { get: (tabId) => sessions.tab(tabId), remove: (tabId) => chrome.tabs.remove(tabId) },
-  frameUrls: createFrameUrls({ cdp, frames }),
+  frameUrls,
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
 });
@@ -163,9 +166,22 @@ const approvals = {
   },
 };
 
+const cues = createCues({
+  frames,
+  storage: chrome.storage.local,
+  onChanged: chrome.storage.onChanged,
+  kindOf: cueOf,
+  // Where the tab is known to be (its frames too) without asking the page.
+  blocked: async (tabId) => {
+    const tab = await Promise.resolve(sessions.tab(tabId)).catch(() => null);
+    for (const url of [tab?.url, tab?.pendingUrl, ...frameUrls.knownOf(tabId)]) if (url && (await sites.isBlocked(url))) return true;
+    return false;
+  },
+});
+
 const dispatcher = createDispatcher({
   handlers: sites.gate(METHODS),
-  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals },
+  context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals, cues, observers: [cues] },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);
   },

@@ -262,6 +262,7 @@ function samplePage() {
       h("p", { "aria-hidden": "true" }, "aria hidden"),
       h("p", { css: { display: "none" } }, h("a", { href: "x" }, "display none")),
       h("div", { "data-tabpilot-overlay": "" }, h("button", {}, "overlay")),
+      h("div", { "data-tabpilot-cue": "" }, h("button", {}, "cue")),
       h("div", { css: { cursor: "pointer" } }, "Card ", h("span", {}, "inner")),
       h("h2", {}, "Second"),
       h("p", {}, "Tail text."),

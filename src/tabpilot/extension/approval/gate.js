@@ -73,6 +73,9 @@ export async function approve(ctx, sessionId, tabId, what) {
   // The pass the action opened for its gesture closes: the page, and a card drawn in it, are the
   // person's while they decide (the look after a yes opens it again).
   ctx.shield?.unexpect();
+  // Nor does the action's cue stay over the page: the browser would count it as covering the card, which
+  // then never takes the person's click (the look after a yes draws the cue again).
+  await ctx.cues?.clear(tabId);
   const answer = await approvals.asks.ask({ sessionId, conversationId, tabId, card }, { signal: ctx.signal, progress: ctx.progress });
   if (answer.always && always) await approvals.grants.add(decision.rules, start, where);
   return true;

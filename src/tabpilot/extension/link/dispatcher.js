@@ -50,8 +50,9 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
     const controller = new AbortController();
     inflight.set(id, { controller, sessionId: params.session_id });
     const { signal } = controller;
-    /** Run when the request is over, however it ended (e.g. take the input shield down). @type {(() => void)[]} */
+    /** Run when the request is over, however it ended (e.g. take the input shield down). @type {((end: {ok: boolean}) => void)[]} */
     const atEnd = [];
+    let ok = false;
     // Handlers compensate on abort themselves (close the window they opened, stop loading …);
     // racing here makes even a slow handler answer `cancelled` promptly.
     const aborted = new Promise((_, reject) => {
@@ -62,7 +63,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
         ...context,
         signal,
         method,
-        atEnd: (/** @type {() => void} */ fn) => void atEnd.push(fn),
+        atEnd: (/** @type {(end: {ok: boolean}) => void} */ fn) => void atEnd.push(fn),
         progress: (/** @type {Record<string, unknown>} */ payload) => {
           if (!signal.aborted) send(progress(id, payload));
         },
@@ -71,6 +72,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       };
       const result = await Promise.race([Promise.resolve().then(() => handler(params, ctx)), aborted]);
       send(response(id, result ?? null));
+      ok = true;
     } catch (err) {
       const rpcError = toRpcError(err, signal);
       if (rpcError.code === "protocol_error") log.warn(`tabpilot: ${id} failed`, err);
@@ -80,7 +82,7 @@ export function createDispatcher({ handlers, context, log = console, onRequest =
       inflight.delete(id);
       for (const fn of atEnd) {
         try {
-          fn();
+          fn({ ok });
         } catch (err) {
           log.warn(`tabpilot: cleaning up after ${id} failed`, err);
         }

@@ -1,11 +1,12 @@
 // @ts-check
-// The options page's own part: the blocked-sites list and the side panel's approvals (the connection
-// controls are the popup, embedded). Both are written here to storage.local and nowhere else; no frame
+// The options page's own part: the blocked-sites list, the side panel's approvals and the action cues'
+// switch (the connection controls are the popup, embedded). All are written here to storage.local and nowhere else; no frame
 // carries them to the daemon.
 import { STORAGE_KEY, parseBlockListText } from "../person/blocklist.js";
 import { PROTOCOL_VERSION } from "../link/protocol.js";
 import { GRANTS_KEY, TIMEOUT_KEY, createGrants, parseTimeoutS } from "../approval/grants.js";
 import { RULES } from "../approval/rules.js";
+import { CUES_KEY } from "../page/cue.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const field = /** @type {HTMLTextAreaElement} */ ($("blocked"));
@@ -81,3 +82,10 @@ chrome.storage.onChanged.addListener((changes, area) => {
 $("protocol-version").textContent = PROTOCOL_VERSION;
 void load();
 void loadApprovals();
+
+const cuesOn = /** @type {HTMLInputElement} */ ($("cues-on"));
+const loadCues = async () => {
+  cuesOn.checked = (await chrome.storage.local.get(CUES_KEY))[CUES_KEY] !== false;
+};
+cuesOn.addEventListener("change", () => void chrome.storage.local.set({ [CUES_KEY]: cuesOn.checked }));
+void loadCues();

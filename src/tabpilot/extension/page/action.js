@@ -1,8 +1,9 @@
 // @ts-check
 // What every action tool does around its own work: find the tab and the deadline, make the page believe
 // it has the focus (the Agent Window usually does not), put the person's input shield up until the
-// request ends (the agent's own input goes through its gate) and say in the page what the agent does,
-// and finish the result (the element acted on, the outcome, a snapshot or diff when asked).
+// request ends (the agent's own input goes through its gate), say in the page what the agent does,
+// tell the action's observers (below) and finish the result (the element acted on, the outcome, a
+// snapshot or diff when asked).
 import { RpcError } from "../link/protocol.js";
 import { sessionIdOf, optionalTabId, timeoutOf } from "../link/params.js";
 import { afterAction } from "./snapshots.js";
@@ -10,6 +11,37 @@ import { nameOf } from "./actionability.js";
 
 export const ACTION_TIMEOUT_MS = 5000;
 const AFTER = ["snapshot", "diff"];
+
+/**
+ * The seam every watcher of actions plugs into (the person's cues first): `before` the action starts,
+ * `atPoint` once its element is actionable (just before the gesture), `after` with its outcome once the
+ * request is over. background.js hands them in as `ctx.observers`; an observer bounds its own wait and
+ * never fails the action.
+ * @typedef {{method: string, params: Record<string, any>, tabId: number, sessionId: string}} ObservedCall
+ * @typedef {{
+ *   before?(call: ObservedCall): unknown,
+ *   atPoint?(call: ObservedCall, target: import("./actionability.js").ActionableTarget): unknown,
+ *   after?(call: ObservedCall, ok: boolean): void,
+ * }} ActionObserver
+ */
+
+/**
+ * Tells the observers an action on this tab starts, and arranges `atPoint` and `after` for it.
+ * @param {Record<string, any>} ctx @param {number} tabId @param {Record<string, any>} params
+ */
+export async function announce(ctx, tabId, params) {
+  /** @type {ActionObserver[]} */
+  const observers = ctx.observers ?? [];
+  if (observers.length === 0) return;
+  /** @type {ObservedCall} */
+  const call = { method: String(ctx.method ?? ""), params, tabId, sessionId: String(params.session_id ?? "") };
+  const quietly = (/** @type {() => unknown} */ fn) => Promise.resolve().then(fn).catch(() => {});
+  ctx.atPoint = (/** @type {import("./actionability.js").ActionableTarget} */ target) => Promise.all(observers.map((o) => quietly(() => o.atPoint?.(call, target))));
+  ctx.atEnd?.((/** @type {{ok: boolean}} */ end) => {
+    for (const o of observers) void quietly(() => o.after?.(call, end.ok));
+  });
+  await Promise.all(observers.map((o) => quietly(() => o.before?.(call))));
+}
 
 /** Per CDP client (one per service worker): tabs told they have the focus, until the debugger lets go. */
 const focusEmulated = new WeakMap();
@@ -54,7 +86,7 @@ export async function beginAction(params, ctx, { defaultTimeoutMs = ACTION_TIMEO
     ctx.shield = shield;
     send = shield.gate(send);
   }
-  await emulateFocus(ctx, tab.id);
+  await Promise.all([emulateFocus(ctx, tab.id), announce(ctx, /** @type {number} */ (tab.id), params)]);
   ctx.mark?.("begun");
   return { sessionId, tabId: /** @type {number} */ (tab.id), timeoutMs, deadline, send };
 }

@@ -681,9 +681,11 @@ export async function actionable(ctx, tabId, raw, options) {
       continue;
     }
     if (prepared.overlaid === false) ctx.shield?.clear();
-    if (!visible) return { ...target, point: { x: 0, y: 0 } };
     // The frame's place in the tab: known in the page when every frame above is same-origin.
-    const offset = prepared.offset ?? (await ctx.frames.offset(target.frame));
-    return { ...target, point: { x: prepared.point.x + offset.x, y: prepared.point.y + offset.y } };
+    const offset = visible ? (prepared.offset ?? (await ctx.frames.offset(target.frame))) : null;
+    const ready = { ...target, point: offset ? { x: prepared.point.x + offset.x, y: prepared.point.y + offset.y } : { x: 0, y: 0 } };
+    // The action's observers (the person's cue) see its element before the gesture.
+    await ctx.atPoint?.(ready);
+    return ready;
   }
 }

@@ -626,7 +626,7 @@ export function walkDocument(root, opts, store) {
   function walkElement(el, out) {
     const tag = el.localName;
     if (SKIP[tag] === 1) return;
-    if (el.hasAttribute("data-tabpilot-overlay")) return;
+    if (el.hasAttribute("data-tabpilot-overlay") || el.hasAttribute("data-tabpilot-cue")) return;
     if (el.getAttribute("aria-hidden") === "true") return;
     const cs = view.getComputedStyle(el);
     const display = cs.display;

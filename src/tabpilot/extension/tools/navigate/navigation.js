@@ -6,6 +6,7 @@ import { normalizeUrl } from "../../browser/urls.js";
 import { runNavigation } from "../../browser/navigation-wait.js";
 import { describePage } from "../../browser/page-info.js";
 import { approve } from "../../approval/gate.js";
+import { announce } from "../../page/action.js";
 
 /** How long `open` waits for the download an address started to be written. */
 const DOWNLOAD_WAIT_MS = 5000;
@@ -63,6 +64,7 @@ export async function navigate(params, ctx) {
     base: tab.url || undefined,
   });
   await approve(ctx, sessionIdOf(params), tab.id, { action: "navigate", target: url, url });
+  await announce(ctx, tab.id, params);
   return navigateTab(ctx, tab.id, {
     command: () => ctx.cdp.send(tab.id, "Page.navigate", { url }),
     waitUntil: waitUntilOf(params),
@@ -88,6 +90,7 @@ async function traverse(params, ctx, delta) {
       tab_id: tab.id,
     });
   }
+  await announce(ctx, tab.id, params);
   return navigateTab(ctx, tab.id, {
     kind: "history",
     command: () => ctx.cdp.send(tab.id, "Page.navigateToHistoryEntry", { entryId: entry.id }),
@@ -108,6 +111,7 @@ export async function reload(params, ctx) {
   // A blocked frame does not stop a reload (its request fails again); a blocked page does.
   const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params), { sites: "address" });
   const ignoreCache = optionalBool(params, "hard", false);
+  await announce(ctx, tab.id, params);
   return navigateTab(ctx, tab.id, {
     kind: "reload",
     command: () => ctx.cdp.send(tab.id, "Page.reload", { ignoreCache }),

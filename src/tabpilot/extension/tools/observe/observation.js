@@ -177,7 +177,9 @@ export async function screenshot(params, ctx) {
     // zoomed out, so the capture is the phone's screen, not three times that layout.
     return capture(cdp, tab, { ...request, clip: { x: view.pageX, y: view.pageY, width: view.clientWidth, height: view.clientHeight, scale: view.scale ?? 1 } }, false);
   };
-  const work = ctx.overlay ? ctx.overlay.hidden(tab.id, shoot) : shoot();
+  // The action cue is not part of the page either: gone before the capture.
+  const cleared = () => Promise.resolve(ctx.cues?.clear(tab.id)).then(shoot);
+  const work = ctx.overlay ? ctx.overlay.hidden(tab.id, cleared) : cleared();
   const { data } = await withDeadline(work, {
     signal,
     timeoutMs,

@@ -9,6 +9,8 @@ import { bounded } from "./snapshot.js";
 export async function pdf(params, ctx) {
   const tab = await ctx.sessions.resolveTab(sessionIdOf(params), optionalTabId(params));
   const landscape = optionalBool(params, "landscape", false);
+  // The action cue is not part of the page: not printed either.
+  await ctx.cues?.clear(tab.id);
   const print = ctx.cdp.send(tab.id, "Page.printToPDF", { printBackground: true, landscape, transferMode: "ReturnAsBase64" });
   let reply;
   try {
