@@ -1,6 +1,9 @@
 """Approvals as the person meets them: how soon a card is painted after the agent's call reaches the
 browser (in the side panel, and in the page when no panel shows the conversation), that nothing gated
-happens before the person's yes, and that a card nobody answers ends at the time set. The `approvals` suite.
+happens before the person's yes, and that a card nobody answers ends at the time set; and what holding a
+panel action's effects costs: the time it adds to a click no rule asks about (timed by the service worker
+itself), and how soon the card for a request the page sent behind a control's back is painted after the page
+sent it. The `approvals` suite.
 
 Its own world, like an e2e module: a private daemon and headless Chromium whose agent is the real Claude
 Code CLI against the fake Messages API of tests/agents (loopback only), and the shop of tests/e2e that
@@ -16,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.cdp import CdpError, PageCdp, open_worker
 from bench.stats import Record, measured, missing
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,6 +34,12 @@ from websockets.sync.client import connect  # noqa: E402
 SUITE = "approvals"
 TIMEOUT_S = 2
 PLAIN = "the agent's plain click (no card), daemon → extension → answer"
+HOLDING = "approvals: time holding effects adds to the plain click (in the worker)"
+HELD_CARD = "approvals: card painted in the panel after the page sent the request it holds"
+TIMINGS_ON = "globalThis.tabpilotTimings = []; 0"
+TIMINGS_OFF = (
+    "(() => { const t = globalThis.tabpilotTimings ?? []; delete globalThis.tabpilotTimings; return t; })()"
+)
 # Paint times of the approval cards a page has shown (elementtiming="approval-card"), wall clock in ms.
 PAINTED = """new Promise((resolve) => {
   const seen = [];
@@ -44,6 +54,7 @@ def scripts() -> dict[str, Any]:
     return {
         "plain": [Use("mcp__tabpilot__click", {"target": "text=Show password"}), Say(["ok"])],
         "order": [Use("mcp__tabpilot__click", {"target": 'text="Place order"'}), Say(["ok"])],
+        "basket": [Use("mcp__tabpilot__click", {"target": "#basket"}), Say(["ok"])],
     }
 
 
@@ -88,9 +99,12 @@ def _measure(tp: Any, options: Person, shop: Shop, rounds: int) -> list[Record]:
         painted, before_yes = _order_in_page(tp, options, tab, shop)
         in_page.append(painted)
         early += before_yes
+    holding, held_card = _effects(tp, options, shop, rounds)
     base = (PLAIN, _median(plain))
     return [
         measured(SUITE, PLAIN, "latency", "ms", plain),
+        holding,
+        held_card,
         measured(
             SUITE,
             "approvals: card painted in the panel after the call reached the browser",
@@ -124,6 +138,69 @@ def _measure(tp: Any, options: Person, shop: Shop, rounds: int) -> list[Record]:
             note=f"{2 * rounds} orders, each checked against when the shop's server got it",
         ),
     ]
+
+
+def _effects(tp: Any, options: Person, shop: Shop, rounds: int) -> tuple[Record, Record]:
+    """Plain clicks timed by the worker (the hold's own phases), then a page's held POST's card."""
+    try:
+        worker: PageCdp | None = open_worker(tp.devtools())
+    except CdpError as error:
+        worker, note = None, f"n/a (the service worker cannot be read: {error})"
+    tab = open_tab(options, shop.url())
+    added: list[float] = []
+    with popped_out(tp, tab) as panel:
+        if worker is not None:
+            worker.evaluate(TIMINGS_ON)
+            for _ in range(rounds):
+                _plain_click(tp, panel, tab)
+            timings = worker.evaluate(TIMINGS_OFF)
+            worker.close()
+            for t in timings:
+                marks = t["marks"]
+                if t["method"] == "tool.click" and {
+                    "effects",
+                    "effects_held",
+                    "acted",
+                    "effects_settled",
+                } <= set(marks):
+                    added.append(
+                        marks["effects_held"] - marks["effects"] + marks["effects_settled"] - marks["acted"]
+                    )
+            note = "the hold's phases in the worker: opening it (the tab catches every request) and waiting for its answers after the click"
+    holding = measured(SUITE, HOLDING, "latency", "ms", added, note=note)
+    chrome(options, f"chrome.tabs.remove({tab})")
+    tab = open_tab(options, shop.url(page="effects.html"))
+    sent = len(shop.sent())
+    with popped_out(tp, tab) as panel, person_at(tp, shop.url(page="effects.html")) as page:
+        shown = [_held_card(tp, panel, page, tab) for _ in range(rounds)]
+    chrome(options, f"chrome.tabs.remove({tab})")
+    assert len(shop.sent()) == sent, "a held request left the browser after a no"
+    note = "from the page's fetch() (window.sentAt) to the card's paint, both wall clock"
+    return holding, measured(SUITE, HELD_CARD, "latency", "ms", shown, note=note)
+
+
+def _held_card(tp: Any, panel: Person, page: Person, tab: int) -> float:
+    """The agent clicks a div whose script POSTs; the card's paint after the page sent it; then a no."""
+    seen = len(chrome(panel, PAINTED))
+    ended = _say(tp, panel, tab, "Add it [[script:basket]]")
+    painted = wait_until(
+        lambda: (lambda p: p[seen:] or None)(chrome(panel, PAINTED)), timeout=30, interval=0.05
+    )[0]
+    shown = float(painted) - float(page.eval("window.sentAt"))
+    button = ".card[data-state=open] button[data-answer=deny]"
+    wait_until(
+        lambda: panel.eval(
+            f"!!document.querySelector('{button}') && !document.querySelector('{button}').disabled"
+        ),
+        timeout=10,
+        interval=0.05,
+    )
+    box = panel.eval(
+        f"(r => [r.left + r.width / 2, r.top + r.height / 2])(document.querySelector('{button}').getBoundingClientRect())"
+    )
+    panel.click(box[0], box[1])
+    _turn_over(tp, tab, ended)
+    return shown
 
 
 def _median(samples: list[float]) -> float | None:

@@ -20,6 +20,8 @@ class Shop:
         shop = self
         # (host, path, body, when it arrived: time.time())
         self.posts: list[tuple[str, str, str, float]] = []
+        # (host, path) of every page asked for
+        self.gets: list[tuple[str, str]] = []
 
         class Handler(http.server.SimpleHTTPRequestHandler):
             def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -29,7 +31,13 @@ class Shop:
                 return
 
             def do_GET(self) -> None:
-                if self.path == "/receipt.txt":
+                host = self.headers.get("Host", "").split(":")[0]
+                shop.gets.append((host, self.path))
+                if self.path == "/away":
+                    # A link of the shop's own that sends the browser to another site.
+                    away = f"http://other.localhost:{shop.port}/approvals/effects.html?away"
+                    self._send(302, b"", "text/html", {"Location": away})
+                elif self.path == "/receipt.txt":
                     self._send(
                         200,
                         b"receipt: one loaf",
@@ -42,6 +50,9 @@ class Shop:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
                 shop.posts.append((self.headers.get("Host", "").split(":")[0], self.path, body, time.time()))
+                if self.path == "/order-here":
+                    # A thank-you page answered to the POST itself: reloading it sends the order again.
+                    return self._send(200, b"<!doctype html><title>Thanks</title><p>Thanks!</p>", "text/html")
                 # Back to the shop, as shops do: the next order starts from the same page.
                 self._send(
                     303, b"", "text/html", {"Location": f"/approvals/shop.html?ordered={len(shop.posts)}"}
@@ -63,8 +74,8 @@ class Shop:
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def url(self, site: str = "shop") -> str:
-        return f"http://{site}.localhost:{self.port}/approvals/shop.html"
+    def url(self, site: str = "shop", page: str = "shop.html") -> str:
+        return f"http://{site}.localhost:{self.port}/approvals/{page}"
 
     def orders(self) -> list[tuple[str, str]]:
         return [
@@ -72,6 +83,10 @@ class Shop:
             for host, path, body, _ in self.posts
             if path == "/order"
         ]
+
+    def sent(self) -> list[tuple[str, str, str]]:
+        """Every form or script POST that reached the server: (host, path, body)."""
+        return [(host, path, body) for host, path, body, _ in self.posts]
 
     def order_times(self) -> list[float]:
         return [at for _, path, _, at in self.posts if path == "/order"]

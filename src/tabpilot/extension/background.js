@@ -38,6 +38,9 @@ import { createPreloading } from "./person/preloading.js";
 import { createGrants } from "./approval/grants.js";
 import { createAsks } from "./approval/asks.js";
 import { approve } from "./approval/gate.js";
+import { createEffects } from "./approval/effects.js";
+import { activityOf } from "./page/action.js";
+import { optionalTabId } from "./link/params.js";
 
 const config = createConfig({
   storage: chrome.storage.local,
@@ -51,7 +54,7 @@ const cdp = createCdp({
   setupTarget: async (send, tabId) => {
     // Before the agent's first command in the tab: nothing it loads may be speculated.
     await preloading.refresh();
-    await sites.intercept(send);
+    await sites.intercept(send, tabId);
     await networkLog.enable(send);
     await requests.debugged(tabId);
   },
@@ -73,6 +76,8 @@ const sites = createSiteGuard({
   frameUrls,
   mainFrameId: (tabId) => frames.main(tabId).then((f) => f.frameId),
   routes: networkRoutes,
+  // Created below, with the approvals it asks through.
+  effects: { patterns: (tabId) => effects.patterns(tabId), answer: (tabId, paused, main, session) => effects.answer(tabId, paused, { main, session }) },
 });
 const refs = createRefs({ storage: chrome.storage.session, tabs: chrome.tabs });
 const snapshots = createSnapshots({ frames, refs, tabs: chrome.tabs });
@@ -154,9 +159,19 @@ const asks = createAsks({
   emit: (name, payload) => connection.emit(name, payload),
 });
 chrome.tabs.onRemoved.addListener((tabId) => asks.tabClosed(tabId));
+const effects = createEffects({
+  turnOf: (sessionId) => approvals.turnOf(sessionId),
+  tabOf: (sessionId, params) => sessions.resolveTab(sessionId, optionalTabId(params), { anyState: true, sites: "none" }),
+  grants,
+  asks,
+  retarget: (tabId) => sites.reapply(tabId),
+  activityOf,
+});
+cdp.onEvent(null, (method, params, tabId, session) => method === "Network.requestWillBeSent" && effects.sent(tabId, session, params), { children: true });
 const approvals = {
   grants,
   asks,
+  effects,
   /** A panel session's conversation and its turn's sites; null for every other session. @param {string} sessionId */
   async turnOf(sessionId) {
     const session = await sessions.get(sessionId).catch(() => null);
@@ -180,7 +195,7 @@ const cues = createCues({
 });
 
 const dispatcher = createDispatcher({
-  handlers: sites.gate(METHODS),
+  handlers: sites.gate(effects.watch(METHODS)),
   context: { sessions, cdp, dialogs, tabs: chrome.tabs, windows: chrome.windows, frames, refs, snapshots, consoleLog, downloads, networkLog, networkRoutes, geolocationGrants, isManaged, overlay, notify, sites, borrowing, approvals, cues, observers: [cues] },
   onRequest: (method, params) => {
     if (method.startsWith("tool.") && typeof params.session_id === "string") overlay.resumedByAgent(params.session_id);

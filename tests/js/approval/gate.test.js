@@ -46,14 +46,45 @@ test("a panel session's submit asks with the rule, the target and where it goes;
 
 test("Always is granted for (rule, start site, target site) and covers nothing else", async () => {
   const s = setup({ answer: { always: true } });
-  await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => submit });
-  assert.equal(await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => submit }), false, "granted: no second card");
+  // Each approve is a call of its own, as each tool call has its own context.
+  const call = () => ({ ...s.ctx });
+  await approve(call(), "p-1", 1, { action: "click", target: "b", facts: async () => submit });
+  assert.equal(await approve(call(), "p-1", 1, { action: "click", target: "b", facts: async () => submit }), false, "granted: no second card");
   assert.equal(s.asked.length, 1);
   const elsewhere = { ...submit, formAction: "https://other.test/order" };
-  assert.equal(await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => elsewhere }), true, "another target site asks");
-  assert.equal(await approve(s.ctx, "p-1", 1, { action: "evaluate", target: "code", code: "1+1" }), true, "another rule asks");
+  assert.equal(await approve(call(), "p-1", 1, { action: "click", target: "b", facts: async () => elsewhere }), true, "another target site asks");
+  assert.equal(await approve(call(), "p-1", 1, { action: "evaluate", target: "code", code: "1+1" }), true, "another rule asks");
   await s.grants.revoke();
-  assert.equal(await approve(s.ctx, "p-1", 1, { action: "click", target: "b", facts: async () => submit }), true, "revoked: asks again");
+  assert.equal(await approve(call(), "p-1", 1, { action: "click", target: "b", facts: async () => submit }), true, "revoked: asks again");
+});
+
+test("Always stores only the rule its card named: a Delete after a granted Place order asks", async () => {
+  const s = setup({ answer: { always: true } });
+  await approve({ ...s.ctx }, "p-1", 1, { action: "click", target: 'button "Place order"', facts: async () => submit });
+  assert.deepEqual(s.asked[0].card.rule, "form-submit");
+  assert.deepEqual((await s.grants.all()).map((g) => g.rule), ["form-submit"]);
+  const remove = { tag: "button", type: "button", name: "Delete my account" };
+  assert.equal(await approve({ ...s.ctx }, "p-1", 1, { action: "click", target: 'button "Delete my account"', facts: async () => remove }), true);
+  assert.equal(s.asked[1].card.rule, "consequential");
+});
+
+test("after a yes the action is described again: the same facts pass, a re-pointed form asks anew", async () => {
+  const s = setup();
+  const covered = [];
+  s.ctx.approvals.effects = { cover: (tabId, allowed) => covered.push([tabId, allowed]) };
+  let facts = submit;
+  const what = { action: "click", target: 'button "Place order"', facts: async () => facts };
+  assert.equal(await approve(s.ctx, "p-1", 7, what), true);
+  assert.equal(await approve(s.ctx, "p-1", 7, what), false, "the very card the person allowed");
+  facts = { ...submit, formAction: "https://shop.test/steal" };
+  assert.equal(await approve(s.ctx, "p-1", 7, what), true, "changed while the card was open");
+  assert.equal(s.asked[1].card.target, 'button "Place order" → https://shop.test/steal');
+  assert.equal(await approve(s.ctx, "p-1", 7, what), false);
+  assert.equal(await approve({ ...s.ctx, approvals: s.ctx.approvals }, "p-1", 7, what), true, "another call asks again");
+  assert.deepEqual(covered.slice(0, 2), [
+    [7, { rule: "form-submit", url: "https://shop.test/order", site: "shop.test" }],
+    [7, { rule: "form-submit", url: "https://shop.test/steal", site: "shop.test" }],
+  ]);
 });
 
 test("code is shown whole and never offered Always; a blocked destination is a hard no", async () => {

@@ -25,8 +25,9 @@ function factsInPage() {
     submits,
     enterSubmits,
     href: link ? web(/** @type {any} */ (link).href) : null,
-    // A button's formAction is the document's address when it has no formaction of its own.
-    formAction: submits ? web(any.hasAttribute("formaction") ? any.formAction : form.action) : null,
+    // A button's formAction is the document's address when it has no formaction of its own; Enter
+    // in a field sends the form to its own action.
+    formAction: submits ? web(any.hasAttribute("formaction") ? any.formAction : form.action) : enterSubmits ? web(form.action) : null,
     autocomplete: String(any.getAttribute?.("autocomplete") ?? ""),
     field: `${any.name ?? ""} ${any.id ?? ""}`.trim(),
     inFrame: tag === "iframe" || tag === "frame",

@@ -3,9 +3,17 @@
 // and before it acts: the action is described, decided by the rules, and when they say ask, the
 // person is asked (asks.js) while the call waits. Sessions of shell and MCP agents pass untouched:
 // the gate costs them one lookup in the session table.
+//
+// Check, then act, on the same facts: after a yes the caller looks at the page again and comes back
+// here; the action is described anew, and only the very card the person allowed passes without asking
+// (a form re-pointed while the card was open asks again, with the new destination). What the action
+// then really sends is held and judged by effects.js.
 import { RpcError, fromPage, said } from "../link/protocol.js";
-import { decide, grantable } from "./rules.js";
+import { decide, grantable, grantedBy } from "./rules.js";
 import { siteOf } from "./scope.js";
+
+/** The cards allowed in each call, as they read: a second look that finds the same facts passes. @type {WeakMap<object, Set<string>>} */
+const allowedIn = new WeakMap();
 
 /**
  * @typedef {import("./rules.js").ElementFacts} ElementFacts
@@ -15,7 +23,9 @@ import { siteOf } from "./scope.js";
  *   turnOf(sessionId: string): Promise<Turn | null>,
  *   grants: {cover(rules: string[], start: string, target: string): Promise<boolean>, add(rules: string[], start: string, target: string): Promise<void>},
  *   asks: {ask(request: any, call: {signal: AbortSignal, progress: (p: Record<string, unknown>) => void}): Promise<{always: boolean}>},
+ *   effects?: {cover(tabId: number, allowed: {rule: string, url: string | null, site: string | null}): void},
  * }} Approvals
+ *   effects: told what the person (or their grant) allowed, so the requests that very action makes pass
  * @typedef {{action: string, target: string, facts?: () => Promise<ElementFacts | null>, url?: string | null,
  *   key?: string, dialog?: string, accept?: boolean, code?: string}} What
  *   target: how the card names what is acted on (never a typed value); facts: reads the element acted
@@ -27,13 +37,14 @@ function destinationOf(what, el) {
   if (what.url) return what.url;
   if (!el) return null;
   if (el.href) return el.href;
-  return el.submits ? (el.formAction ?? null) : null;
+  return el.submits || (what.key === "Enter" && el.enterSubmits) ? (el.formAction ?? null) : null;
 }
 
 /**
- * Decide, and ask when the rules say so. Returns true when the person was asked and said yes (the
- * caller then looks at the page again: it may have changed while they decided); false when nothing
- * was asked. Throws the refusal otherwise.
+ * Decide, and ask when the rules say so. Returns true when the person was asked and said yes: the
+ * caller then looks at the page again (it may have changed while they decided) and calls this again,
+ * until it returns false. False: nothing to ask, a grant stands, or the person allowed these very facts
+ * in this call. Throws the refusal otherwise.
  * @param {Record<string, any>} ctx handler context: approvals, tabs, sites, signal, progress
  * @param {string} sessionId @param {number} tabId @param {What} what
  */
@@ -58,7 +69,12 @@ export async function approve(ctx, sessionId, tabId, what) {
   const where = targetSite ?? site ?? "";
   const start = turn.start ?? site ?? "";
   const always = grantable(decision) && start !== "" && where !== "";
-  if (always && (await approvals.grants.cover(decision.rules, start, where))) return false;
+  const granted = grantedBy(decision);
+  const allowed = { rule: decision.rule.id, url: destination, site: where || null };
+  if (always && (await approvals.grants.cover(granted, start, where))) {
+    approvals.effects?.cover(tabId, allowed);
+    return false;
+  }
   const card = {
     rule: decision.rule.id,
     title: decision.rule.title,
@@ -69,6 +85,9 @@ export async function approve(ctx, sessionId, tabId, what) {
     always,
     ...(what.code !== undefined ? { code: what.code } : {}),
   };
+  const facts = JSON.stringify(card);
+  const seen = allowedIn.get(ctx) ?? new Set();
+  if (seen.has(facts)) return false;
   const conversationId = turn.conversationId;
   // The pass the action opened for its gesture closes: the page, and a card drawn in it, are the
   // person's while they decide (the look after a yes opens it again).
@@ -77,6 +96,9 @@ export async function approve(ctx, sessionId, tabId, what) {
   // then never takes the person's click (the look after a yes draws the cue again).
   await ctx.cues?.clear(tabId);
   const answer = await approvals.asks.ask({ sessionId, conversationId, tabId, card }, { signal: ctx.signal, progress: ctx.progress });
-  if (answer.always && always) await approvals.grants.add(decision.rules, start, where);
+  if (answer.always && always) await approvals.grants.add(granted, start, where);
+  seen.add(facts);
+  allowedIn.set(ctx, seen);
+  approvals.effects?.cover(tabId, allowed);
   return true;
 }

@@ -15,9 +15,11 @@ import { inScope } from "./scope.js";
  *   field, its name and id (credential hints); inFrame, the focus is in a frame we cannot look into
  * @typedef {{action: string, element?: ElementFacts | null, key?: string, site?: string | null,
  *   targetSite?: string | null, dialog?: string, accept?: boolean, blocked?: boolean,
- *   scope: import("./scope.js").Scope}} Action
+ *   method?: string, scope: import("./scope.js").Scope}} Action
  *   action: the tool (click, fill, type, press, upload, navigate, tab_create, evaluate, dialog,
- *   download); site: the page's; targetSite: where the action sends the tab, if anywhere
+ *   download), `effect` for a request the page started while an action ran (effects.js: method, its
+ *   HTTP method), `act` for any action on a tab that is now on a site (targetSite) outside the turn's;
+ *   site: the page's; targetSite: where the action sends the tab, or the request goes, if anywhere
  * @typedef {"allow" | "ask" | "deny"} Effect
  * @typedef {{id: string, effect: Effect, title: string, always: boolean, when: (a: Action) => boolean}} Rule
  *   always: "Always on ‹site›" may be offered (never for running code)
@@ -48,6 +50,14 @@ export function isCredential(el) {
 
 const typing = (/** @type {Action} */ a) => a.action === "fill" || a.action === "type";
 
+/** HTTP methods that only read: a page's request with any other changes something on a server. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** @param {string | undefined} method */
+export function changesState(method) {
+  return typeof method === "string" && !READS.has(method.toUpperCase());
+}
+
 /** @type {readonly Rule[]} */
 export const RULES = Object.freeze([
   { id: "blocked", effect: "deny", title: "A blocked site", always: false, when: (a) => a.blocked === true },
@@ -62,10 +72,11 @@ export const RULES = Object.freeze([
     title: "Submit a form",
     always: true,
     when: (a) =>
-      (a.action === "click" && a.element?.submits === true) ||
-      (a.action === "press" && a.key === "Enter" && (a.element?.enterSubmits === true || a.element?.inFrame === true)),
+      ((a.action === "click" || (a.action === "press" && (a.key === "Enter" || a.key === "Space"))) && a.element?.submits === true) ||
+      ((a.action === "press" || a.action === "type") && a.key === "Enter" && (a.element?.enterSubmits === true || a.element?.inFrame === true)),
   },
   { id: "consequential", effect: "ask", title: "An action that commits (buy, send, delete, publish…)", always: true, when: (a) => a.action === "click" && consequentialName(a.element?.name) },
+  { id: "send", effect: "ask", title: "Let the page send data (a form, a script's request)", always: true, when: (a) => a.action === "effect" && changesState(a.method) },
   { id: "off-site", effect: "ask", title: "Go to a site outside this conversation's", always: true, when: (a) => a.targetSite != null && !inScope(a.targetSite, a.scope) },
   { id: "leave-page", effect: "ask", title: "Leave the page (answer its leave-page dialog)", always: true, when: (a) => a.action === "dialog" && a.accept === true && (a.dialog === "confirm" || a.dialog === "beforeunload") },
 ]);
@@ -90,4 +101,15 @@ export function decide(action, rules = RULES) {
  */
 export function grantable(decision, rules = RULES) {
   return decision.effect === "ask" && decision.rules.every((id) => rules.find((r) => r.id === id)?.always === true);
+}
+
+/**
+ * The rules an "Always" answer to this decision's card stores, and a later action needs granted: the
+ * one the card names. Another rule that matched too is not granted by it (a yes to "Submit a form" on
+ * a Place order button is no yes to every Delete on the site); the effects the action really has are
+ * held and judged on their own (effects.js).
+ * @param {Decision} decision
+ */
+export function grantedBy(decision) {
+  return decision.rule ? [decision.rule.id] : [];
 }

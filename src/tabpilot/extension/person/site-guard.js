@@ -8,7 +8,9 @@
 //   after-check below the page it lands on), so the agent can leave a page it may not touch.
 // - While we debug a tab: requests to blocked sites never leave the browser. Every target we attach
 //   to (tabs and their out-of-process frames) intercepts requests whose address could be blocked
-//   (Fetch.enable with patterns made from the list) and fails those that are.
+//   (Fetch.enable with patterns made from the list) and fails those that are. While a side-panel
+//   agent's action holds a tab (approval/effects.js), it catches every request, and asks the hold
+//   about each that is not blocked before anything else.
 // - After a command (`gate`): a result from a tab whose page tried to go to a blocked site, or is on
 //   one, or that opened a tab on one (closed at once), is replaced by the refusal. A frame that could
 //   not load a blocked page just stays empty: the page around it is still the agent's to use.
@@ -73,12 +75,14 @@ export function interceptPatterns(storedValue) {
  *   frameUrls: {of(tabId: number): Promise<string[]>, knownOf(tabId: number): string[]},
  *   mainFrameId: (tabId: number) => Promise<string>,
  *   routes?: {patterns(): {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any): Promise<[string, object] | null>},
+ *   effects?: {patterns(tabId: number): readonly {urlPattern: string, requestStage: "Request"}[], answer(tabId: number, paused: any, main: boolean, sessionId: string | null): Promise<boolean>},
  *   log?: Pick<Console, "warn">,
  * }} deps
  *   routes: the agent's network routes, asked about every caught request that is not blocked (the
- *   guard owns the Fetch domain, so it catches their patterns too)
+ *   guard owns the Fetch domain, so it catches their patterns too); effects: the holds of panel
+ *   sessions' actions, asked first (false: the person did not let it go)
  */
-export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, mainFrameId, routes, log = console }) {
+export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, mainFrameId, routes, effects, log = console }) {
   /** @type {Promise<unknown> | null} */
   let cached = null;
   /** Counts pages kept from going to a blocked site; `pageRefusals` holds the count at each tab's latest. */
@@ -132,30 +136,31 @@ export function createSiteGuard({ storage, onChanged, cdp, tabs, frameUrls, main
       log.warn("tabpilot: cannot check a request against the blocked sites; failing it", err);
     }
     const document = params.resourceType === "Document";
-    const routed = blocked ? null : await routes?.answer(tabId, params).catch(() => null);
-    const answer = blocked
+    const main = document && sessionId === null && params.frameId === (await mainFrameId(tabId).catch(() => null));
+    const allowed = blocked || !effects ? !blocked : await effects.answer(tabId, params, main, sessionId).catch(() => false);
+    const routed = allowed ? await routes?.answer(tabId, params).catch(() => null) : null;
+    const answer = !allowed
       ? // Aborted leaves a page where it was (no error page is committed); a subresource just fails.
         ["Fetch.failRequest", { requestId: params.requestId, errorReason: document ? "Aborted" : "BlockedByClient" }]
       : routed ?? ["Fetch.continueRequest", { requestId: params.requestId }];
-    if (blocked && document && sessionId === null && params.frameId === (await mainFrameId(tabId).catch(() => null))) {
-      pageRefusals.set(tabId, ++refusals);
-    }
+    if (blocked && main) pageRefusals.set(tabId, ++refusals);
     await cdp.sendToSession(tabId, sessionId, answer[0], answer[1]).catch(() => {
       // The request went away meanwhile (the frame navigated or closed).
     });
   }
 
-  /** @param {(method: string, params?: object) => Promise<unknown>} send */
-  async function intercept(send) {
-    const caught = [...(interceptPatterns(await storedValue()) ?? []), ...(routes?.patterns() ?? [])];
+  /** @param {(method: string, params?: object) => Promise<unknown>} send @param {number} [tabId] */
+  async function intercept(send, tabId) {
+    const held = tabId === undefined ? [] : effects?.patterns(tabId) ?? [];
+    const caught = [...(interceptPatterns(await storedValue()) ?? []), ...(routes?.patterns() ?? []), ...held];
     await send(caught.length ? "Fetch.enable" : "Fetch.disable", caught.length ? { patterns: caught } : {});
   }
 
-  /** The list changed: every target we debug intercepts by the new patterns. */
-  async function reapply() {
+  /** The list changed (or one tab's hold did): every target we debug (of that tab) intercepts by the new patterns. @param {number} [only] */
+  async function reapply(only) {
     await Promise.all(
-      cdp.targets().map(({ tabId, sessionId }) =>
-        intercept((method, params) => cdp.sendToSession(tabId, sessionId, method, params)).catch(() => {
+      cdp.targets().filter(({ tabId }) => only === undefined || tabId === only).map(({ tabId, sessionId }) =>
+        intercept((method, params) => cdp.sendToSession(tabId, sessionId, method, params), tabId).catch(() => {
           // A target that went away needs nothing.
         }),
       ),

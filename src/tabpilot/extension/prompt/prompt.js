@@ -173,12 +173,19 @@ function helpCard(view) {
   const typed = noteText();
   const note = /** @type {HTMLInputElement} */ (el("input", { class: "note", type: "text", placeholder: "A note for the agent (optional)", "aria-label": "Note for the agent" }));
   note.value = typed;
+  // Everything but the agent's title and prompt is tabpilot's own voice: the person must be able to
+  // tell who wrote what they are asked, and that no password or code is tabpilot's to ask for.
   return el("div", { class: state.collapsed ? "card help collapsed" : "card help", role: "dialog", "aria-label": "tabpilot asks for your help" }, [
     el("div", { class: "head" }, [
-      el("h1", {}, [view.title || "The agent needs your help"]),
+      el("h1", {}, ["Your agent asks for your help"]),
       el("button", { class: "collapse", "data-collapse": "", title: state.collapsed ? "Expand" : "Collapse" }, [state.collapsed ? "▴" : "▾"]),
     ]),
-    el("div", { class: "body" }, [el("p", { class: "muted" }, [`Session ${view.session_id} of tabpilot`]), el("p", {}, [String(view.prompt ?? "")]), note]),
+    el("div", { class: "body" }, [
+      el("p", { class: "muted author" }, [`Written by the agent of session ${view.session_id}, not by tabpilot:`]),
+      el("div", { class: "agent-words" }, [view.title ? el("p", { class: "agent-title" }, [String(view.title)]) : null, el("p", {}, [String(view.prompt ?? "")])]),
+      el("p", { class: "muted never" }, ["tabpilot never asks for a password or a code. Type those only into the site itself, never into the note."]),
+      note,
+    ]),
     el("div", { class: "row" }, [
       countdown(view.deadline, "Time left · "),
       el("button", { class: "secondary", "data-answer": "cancel" }, ["Cancel"]),

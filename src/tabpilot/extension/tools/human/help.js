@@ -172,7 +172,8 @@ export async function requestHelp(params, ctx) {
         id: `tp-help:${requestId}`,
         title: title || "The agent needs your help",
         message: prompt,
-        contextMessage: `tabpilot · session ${sessionId}`,
+        // Its title and message are the agent's words: the line tabpilot adds says so.
+        contextMessage: `written by the agent of session ${sessionId}, not tabpilot · tabpilot never asks for passwords or codes`,
         buttons: ["Done", "Cancel"],
       };
       const remaining = Math.max(0, started + timeoutMs - Date.now());

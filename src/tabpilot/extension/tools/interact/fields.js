@@ -129,7 +129,7 @@ export async function fill(params, ctx) {
   const target = await actionable(ctx, action.tabId, raw, { editable: true, label: true, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   try {
     const what = { action: "fill", target: `${targetInfo(target).name} (value [redacted])`, facts: () => elementFacts(ctx, target) };
-    if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
+    while (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
     const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
     const typing = (async () => {
       const prepared = await callOnTarget(ctx, target, FILL_PREPARE, [value]);

@@ -55,9 +55,10 @@ export async function type(params, ctx) {
   const action = await beginAction(params, ctx, { defaultTimeoutMs: ACTION_TIMEOUT_MS + delayMs * groups.length });
   const target = await focusTarget(params, ctx, action, true);
   const into = target ? targetInfo(target).name : "the focused element";
-  if (await approve(ctx, action.sessionId, action.tabId, { action: "type", target: `${into} (text [redacted])`, facts: () => focusFacts(ctx, action.tabId) })) {
-    action.deadline = Date.now() + action.timeoutMs;
-  }
+  // A line break in the text is an Enter pressed in the field.
+  const what = { action: "type", key: /[\r\n]/.test(text) ? "Enter" : undefined, target: `${into} (text [redacted])`, facts: () => focusFacts(ctx, action.tabId) };
+  // Again after a yes: the page may have moved the focus while the person decided.
+  while (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
   const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
   const { outcome } = await watch.settle(typeText(action.send, groups, { delayMs, signal: ctx.signal }), { deadline: action.deadline, signal: ctx.signal });
   return finishAction(ctx, params, action.tabId, {
@@ -76,10 +77,11 @@ export async function press(params, ctx) {
   const combos = specs.map((spec) => parseCombo(spec, { platform: PLATFORM }));
   const action = await beginAction(params, ctx, { gesture: true });
   const target = await focusTarget(params, ctx, action, false);
-  // Enter can send a form: the rules look at where the focus is.
-  if (combos.some((c) => /(^|\+)Enter$/.test(c.label))) {
-    const what = { action: "press", key: "Enter", target: `Enter in ${target ? targetInfo(target).name : "the focused element"}`, facts: () => focusFacts(ctx, action.tabId) };
-    if (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
+  // Enter can send a form, and Enter or Space press a focused button: the rules look at where the focus is.
+  const key = combos.map((c) => /(^|\+)(Enter|Space)$/.exec(c.label)?.[2]).find(Boolean);
+  if (key) {
+    const what = { action: "press", key, target: `${key} in ${target ? targetInfo(target).name : "the focused element"}`, facts: () => focusFacts(ctx, action.tabId) };
+    while (await approve(ctx, action.sessionId, action.tabId, what)) action.deadline = Date.now() + action.timeoutMs;
   }
   const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
   const events = combos.flatMap((combo) => comboEvents(combo, { platform: PLATFORM }));

@@ -59,9 +59,9 @@ export async function click(params, ctx) {
   const started = Date.now();
   const look = () => actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, intercept: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   let target = await look();
-  const what = { action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, target) };
-  if (await approve(ctx, action.sessionId, action.tabId, what)) {
-    // The person took their time: the page may have moved meanwhile.
+  const what = () => ({ action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, target) });
+  while (await approve(ctx, action.sessionId, action.tabId, what())) {
+    // The person took their time: the page may have moved, or changed what the click does, meanwhile.
     release(ctx, target);
     action.deadline = Date.now() + action.timeoutMs;
     target = await look();
