@@ -109,6 +109,8 @@ def _size(n: Any) -> str:
 def request_line(e: dict[str, Any]) -> str:
     """``#3 GET 200 fetch 1.2 kB 12 ms http://…/api/items``"""
     status = f"failed ({e['failed']})" if e.get("failed") else str(e.get("status") or "…")
+    if e.get("download"):
+        status += " download"
     ms = f"{e['ms']} ms" if isinstance(e.get("ms"), int) else "-"
     return f"#{e['seq']} {e['method']} {status} {e['type']} {_size(e.get('bytes'))} {ms} {e['url']}"
 

@@ -11,7 +11,8 @@ const MAX_POST_DATA = 64 * 1024;
  * @typedef {{seq: number, method: string, url: string, type: string, status: number | null, status_text: string,
  *            mime: string, bytes: number | null, ms: number | null, failed: string | null, time: number,
  *            request_headers: Record<string, string>, response_headers: Record<string, string>,
- *            post_data: string | null, protocol: string, from_cache: boolean}} NetworkEntry
+ *            post_data: string | null, protocol: string, from_cache: boolean, download: boolean}} NetworkEntry
+ *   download: the browser turned the response into a download (it ends the request, which is no failure)
  * @typedef {{entry: NetworkEntry, requestId: string, sessionId: string | null, started: number}} Tracked
  */
 
@@ -34,12 +35,22 @@ export function createNetworkLog({ cdp, tabs }) {
     return t;
   }
 
+  /** A header's value whatever its case, or "". @param {Record<string, string>} headers @param {string} name */
+  const headerOf = (headers, name) => {
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return String(v);
+    return "";
+  };
+
   /** @param {number} tabId @param {string | null} sessionId @param {string} requestId */
   const key = (tabId, sessionId, requestId) => `${sessionId ?? ""}|${requestId}`;
 
   cdp.onEvent(
     null,
     (method, params, tabId, sessionId) => {
+      if (method === "Page.downloadWillBegin") {
+        markDownload(tabLog(tabId), String(params.url ?? ""));
+        return;
+      }
       if (!method.startsWith("Network.")) return;
       const t = tabLog(tabId);
       const k = key(tabId, sessionId, params.requestId);
@@ -58,6 +69,7 @@ export function createNetworkLog({ cdp, tabs }) {
             seq: t.nextSeq++, method: r.method ?? "GET", url: `${r.url ?? ""}${r.urlFragment ?? ""}`, type: String(params.type ?? "other").toLowerCase(),
             status: null, status_text: "", mime: "", bytes: null, ms: null, failed: null, time: params.wallTime ? Math.round(params.wallTime * 1000) : Date.now(),
             request_headers: { ...(r.headers ?? {}) }, response_headers: {}, post_data: post, protocol: "", from_cache: false,
+            download: false,
           },
         };
         t.byRequest.set(k, tracked);
@@ -84,12 +96,29 @@ export function createNetworkLog({ cdp, tabs }) {
         tracked.entry.bytes = Math.round(params.encodedDataLength ?? 0);
         tracked.entry.ms = Math.round(((params.timestamp ?? tracked.started) - tracked.started) * 1000);
       } else if (method === "Network.loadingFailed") {
-        tracked.entry.failed = params.blockedReason ? `blocked (${params.blockedReason})` : String(params.errorText ?? "failed");
+        // A download ends its navigation's request with an abort, before or after the browser says so.
+        const downloaded = tracked.entry.download || (params.errorText === "net::ERR_ABORTED" && /^\s*attachment/i.test(headerOf(tracked.entry.response_headers, "content-disposition")));
+        if (downloaded) tracked.entry.download = true;
+        else tracked.entry.failed = params.blockedReason ? `blocked (${params.blockedReason})` : String(params.errorText ?? "failed");
         tracked.entry.ms = Math.round(((params.timestamp ?? tracked.started) - tracked.started) * 1000);
       }
     },
     { children: true },
   );
+
+  /**
+   * The browser made a download of a URL: the latest request for it is that download (the abort that
+   * ends it is no failure). @param {{entries: Tracked[]}} t @param {string} url
+   */
+  function markDownload(t, url) {
+    for (let i = t.entries.length - 1; i >= 0; i--) {
+      const e = t.entries[i].entry;
+      if (e.url !== url) continue;
+      e.download = true;
+      if (e.failed === "net::ERR_ABORTED") e.failed = null;
+      return;
+    }
+  }
 
   /** @param {Tracked} tracked @param {any} response @param {number | undefined} timestamp */
   function respond(tracked, response, timestamp) {

@@ -214,12 +214,14 @@ export async function watchOutcome(ctx, tabId, sessionId) {
      * Wait for the action and what it set off, within the action's deadline.
      * @template T
      * @param {Promise<T>} action the input (or script) that acts
-     * @param {{deadline: number, signal?: AbortSignal, after?: "channel" | "tasks", mayDownload?: boolean}} options
+     * @param {{deadline: number, signal?: AbortSignal, after?: "channel" | "tasks", mayDownload?: boolean, downloads?: Promise<boolean> | false}} options
      *   after: "tasks" when the page goes on by itself after the action (a dialog answered);
-     *   mayDownload: the action may start a download without a navigation (a click on `<a download>`)
+     *   mayDownload: the action may start a download without a navigation (a click on `<a download>`);
+     *   downloads: true once the page is known to have let it (the click kept its default action): the
+     *   browser's word of the download is then waited for as long as the download itself, not a moment
      * @returns {Promise<{value: T | undefined, outcome: Outcome}>}
      */
-    async settle(action, { deadline, signal, after = "channel", mayDownload = false }) {
+    async settle(action, { deadline, signal, after = "channel", mayDownload = false, downloads = false }) {
       try {
         /** @type {Outcome} */
         const outcome = {};
@@ -262,7 +264,9 @@ export async function watchOutcome(ctx, tabId, sessionId) {
         // The browser announces a download only after the navigation it ends (or the click) is over.
         const uncommitted = outcome.navigated !== undefined && !outcome.navigated.committed;
         if (!downloadBegan && ctx.downloads && (uncommitted || (mayDownload && !outcome.navigated && !outcome.opened_tab && !outcome.dialog))) {
-          await until(() => downloadBegan, Math.min(DOWNLOAD_START_MS, Math.max(0, deadline - Date.now())), signal);
+          // A loaded machine can take longer than DOWNLOAD_START_MS to say so: a download known to come is waited for.
+          const sure = !uncommitted && (await downloads);
+          await until(() => downloadBegan, Math.min(sure ? DOWNLOAD_WAIT_MS : DOWNLOAD_START_MS, Math.max(0, deadline - Date.now())), signal);
         }
         if (downloadBegan && ctx.downloads) {
           const wait = Math.min(DOWNLOAD_WAIT_MS, Math.max(0, deadline - Date.now()));

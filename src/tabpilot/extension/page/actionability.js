@@ -47,11 +47,13 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
  * @typedef {{x: number, y: number}} Point
  * @typedef {ResolvedTarget & {point: Point}} ActionableTarget  point: in the tab's viewport
  * @typedef {{pointer?: boolean, visible?: boolean, enabled?: boolean, editable?: boolean, scroll?: boolean, label?: boolean,
- *            position?: Point | null, handle?: boolean, timeoutMs: number, deadline?: number, signal?: AbortSignal}} ActionabilityOptions
+ *            position?: Point | null, handle?: boolean, intercept?: boolean, timeoutMs: number, deadline?: number,
+ *            signal?: AbortSignal}} ActionabilityOptions
  *   visible false: the element only has to be attached (and enabled); it gets no action point
  *   label: a <label> target stands for its control (fill, select, focus a field by its label)
  *   handle false: the caller needs no object id (the point, or callOnTarget): a ref of the top document
  *   is then found, described and prepared in one round trip, and the result holds none (objectId null)
+ *   intercept: the click that follows is checked where its press lands (pressed)
  */
 
 // ── In the page (the frame's agent world), sent as source text: `this` is the element. ──────────────
@@ -62,7 +64,7 @@ const RETRY_REASONS = new Set(["selector_not_found", "frame_detached"]);
  * stability and the hit test.
  * @this {Element}
  * @param {{visible: boolean, enabled: boolean, editable: boolean, scroll: boolean, pointer: boolean,
- *          position: {x: number, y: number} | null}} opts
+ *          position: {x: number, y: number} | null, intercept?: boolean}} opts
  *   visible false: only attached and enabled (a file input hidden behind a styled button)
  */
 async function prepareInPage(opts) {
@@ -296,8 +298,75 @@ async function prepareInPage(opts) {
     if (!holds(owner, outer)) return { state: "covered", cover: cover(outer, owner), ...lookOf(outer) };
     w = /** @type {Window} */ (owner.ownerDocument.defaultView);
   }
+  if (opts.intercept) guardPress(point);
   // Known only when every frame above was hit-tested too (same-origin all the way up).
   return { state: "ok", point, offset, overlaid: offset ? overlaid : null };
+
+  /**
+   * The hit test above ran before the pointer moved: a page that changes on the move (a hover menu
+   * closing pushes the content back up) sends the press to something else. So the press is checked
+   * where it lands, when it lands (as Playwright does), and a press that misses is kept from the page
+   * — it and the rest of its gesture — and told to the worker (`pressed`), which looks again. It also
+   * tells whether the page left the click its default action (an `<a download>` then saves its file).
+   * Only the gesture at this point is watched, for a bounded time, so the person's own clicks elsewhere
+   * pass untouched.
+   * @param {{x: number, y: number}} at
+   */
+  function guardPress(at) {
+    const KEY = Symbol.for("tabpilot.press");
+    const g = /** @type {any} */ (globalThis);
+    g[KEY]?.disarm();
+    const TYPES = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu"];
+    /** @type {{missed: any, defaulted: boolean, disarm: () => void}} */
+    const guard = { missed: null, defaulted: false, disarm };
+    /**
+     * Did the browser send the press to the element (or its label)? Its own hit test, the event's
+     * path; the element's own look at the point for what that path hides (closed shadow trees).
+     * @param {MouseEvent} e
+     */
+    const reached = (e) => {
+      for (const n of e.composedPath()) {
+        if (n === el || (n instanceof Element && n.localName === "label" && /** @type {any} */ (n).control === el)) return true;
+      }
+      return receives(el, deepHit(doc, e.clientX, e.clientY));
+    };
+    /** @param {MouseEvent} e */
+    const onEvent = (e) => {
+      if (!e.isTrusted || Math.abs(e.clientX - at.x) > 1 || Math.abs(e.clientY - at.y) > 1) return;
+      if (guard.missed === null && (e.type === "pointerdown" || e.type === "mousedown") && !reached(e)) {
+        guard.missed = cover(deepHit(doc, e.clientX, e.clientY), el);
+      }
+      if (guard.missed === null) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    };
+    // After the page's own handlers: did it leave the click its default action (a link's download)?
+    /** @param {MouseEvent} e */
+    const onClicked = (e) => {
+      if (e.isTrusted && guard.missed === null) guard.defaulted = !e.defaultPrevented;
+    };
+    for (const type of TYPES) win.addEventListener(type, /** @type {any} */ (onEvent), { capture: true });
+    win.addEventListener("click", onClicked);
+    const timer = setTimeout(disarm, 10000);
+    g[KEY] = guard;
+    function disarm() {
+      clearTimeout(timer);
+      win.removeEventListener("click", onClicked);
+      for (const type of TYPES) win.removeEventListener(type, /** @type {any} */ (onEvent), { capture: true });
+      if (g[KEY] === guard) delete g[KEY];
+    }
+  }
+}
+
+/**
+ * What became of the click guarded by the last preparation: what its press hit instead of its element
+ * (null: its element), and whether the page left the click its default action.
+ */
+function pressedInPage() {
+  const guard = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.press")];
+  if (!guard) return null;
+  guard.disarm();
+  return { missed: guard.missed, defaulted: guard.defaulted };
 }
 
 /** The role a control is named by when it is reached through its label. @this {Element} */
@@ -311,6 +380,7 @@ function controlRoleInPage() {
 }
 
 export const PREPARE = prepareInPage.toString();
+const PRESSED = pressedInPage.toString();
 const CONTROL_ROLE = controlRoleInPage.toString();
 
 /**
@@ -485,6 +555,31 @@ export async function callOnTarget(ctx, target, source, args = []) {
 }
 
 /**
+ * What became of a click prepared with `intercept`: `missed`, what its press hit instead of its element
+ * (kept from the page), else null; `defaulted`, the page left the click its default action. null when
+ * the page left before it could say.
+ * @param {Record<string, any>} ctx @param {ResolvedTarget} target
+ * @returns {Promise<{missed: {role: string, name: string, text: string, tag: string} | null, defaulted: boolean} | null>}
+ */
+export function pressed(ctx, target) {
+  return ctx.frames.call(target.frame, PRESSED).catch(() => null);
+}
+
+/**
+ * The error for a press that kept landing elsewhere until the timeout. @param {ResolvedTarget} target
+ * @param {{role: string, name: string, text: string, tag: string}} hit @param {number} waitedMs
+ */
+export function pressedElsewhere(target, hit, waitedMs) {
+  return new RpcError("timeout", said`${saidName(target)} moved when the pointer came: the press would land on ${describeCover(hit)} (after ${(waitedMs / 1000).toFixed(1)} s)`, "element_not_ready", {
+    waited_ms: waitedMs,
+    ref: target.ref,
+    label: target.label,
+    cover: hit,
+    hint: "The page moves it when the pointer moves (a menu closing, a hover effect): hover somewhere else first, or check it with `tabpilot snapshot`.",
+  });
+}
+
+/**
  * The control a <label> target stands for, named by its role and the label's text; other targets as they are.
  * @param {Record<string, any>} ctx @param {ResolvedTarget} target
  * @returns {Promise<ResolvedTarget>}
@@ -527,7 +622,7 @@ async function quickLook(ctx, tabId, raw, opts) {
  * @returns {Promise<ActionableTarget>}
  */
 export async function actionable(ctx, tabId, raw, options) {
-  const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, handle = true, signal } = options;
+  const { pointer = false, visible = true, enabled = true, editable = false, scroll = true, label = false, position = null, handle = true, intercept = false, signal } = options;
   const started = Date.now();
   const deadline = options.deadline ?? started + options.timeoutMs;
   /** @type {{state: string, target: ResolvedTarget | null, detail?: any}} */
@@ -541,7 +636,7 @@ export async function actionable(ctx, tabId, raw, options) {
       await pause(Math.min(PAUSES_MS[Math.min(attempt, PAUSES_MS.length - 1)], left), signal);
     }
     if (signal?.aborted) throw signal.reason;
-    const opts = { visible, enabled, editable, scroll, pointer, position };
+    const opts = { visible, enabled, editable, scroll, pointer, position, intercept };
     /** @type {ResolvedTarget} */
     let target;
     /** @type {any} */

@@ -232,7 +232,7 @@ export function createSnapshots({ frames, refs, tabs }) {
   }
 
   /**
-   * Hands the agent the closed shadow roots of the custom elements its last walk met; true when it got
+   * Hands the agent the closed shadow roots of the likely hosts its last walk met; true when it got
    * one (then a new walk shows their content).
    * @param {FrameHandle} frame
    */

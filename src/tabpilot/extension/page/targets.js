@@ -5,6 +5,7 @@
 import { RpcError } from "../link/protocol.js";
 import { AGENT } from "../browser/frames.js";
 import { refNumber } from "./refs.js";
+import { explicitName, iconName, labelText } from "../snapshot/names.js";
 
 /**
  * @typedef {{kind: "ref", ref: string} | {kind: "css", selector: string} | {kind: "text", text: string, exact: boolean}} Target
@@ -429,23 +430,27 @@ function describeInPage() {
   }
   const field = /^(textbox|searchbox|password|combobox|listbox|slider|spinbutton|date|datetime|time|month|week|color|file)$/.test(role);
   // Rendered text: blocks inside are words apart ("Alpha Beta", not "AlphaBeta").
-  const text = (/** @type {any} */ n) => (n ? (typeof n.innerText === "string" ? n.innerText : n.textContent) : "");
-  let name = "";
-  const ids = el.getAttribute("aria-labelledby");
-  if (ids) {
-    const root = /** @type {any} */ (el.getRootNode());
-    name = clean(ids.split(/\s+/).map((id) => (root.getElementById ? text(root.getElementById(id)) : "") || "").join(" "));
-  }
-  if (!name) name = clean(el.getAttribute("aria-label"));
-  if (!name && any.labels && any.labels.length) name = clean(Array.from(any.labels, text).join(" "));
-  if (!name && tag === "input" && /^(button|submit|reset)$/.test(any.type)) name = clean(any.value);
-  if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
+  // (An SVG element has no innerText: its words are its <text> elements', as the snapshot reads them.)
+  const text = (/** @type {any} */ n) =>
+    !n ? "" : typeof n.innerText === "string" ? n.innerText : n.namespaceURI === "http://www.w3.org/2000/svg" && n.localName !== "text" ? Array.from(n.querySelectorAll("text"), (t) => t.textContent).join(" ") : n.textContent;
+  // The snapshot's names (snapshot/names.js), then the content, the title, a field's placeholder.
+  let name = explicitName(el);
   if (!name && !field) name = clean(text(el));
+  if (!name) name = clean(el.getAttribute("alt") || el.getAttribute("title"));
   if (!name && field) name = clean(el.getAttribute("placeholder"));
   if (name.length > 60) name = name.slice(0, 59) + "…";
   const agent = /** @type {any} */ (globalThis)[Symbol.for("tabpilot.snapshot")];
   const n = agent && agent.store ? agent.store.map.get(el) : undefined;
-  return { label: name ? `${role} ${JSON.stringify(name)}` : role, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
+  // An element with no role of its own is called what the snapshot showed it as (`clickable`).
+  if (role === tag) role = agent?.store?.roles?.get(el) ?? role;
+  const icon = name || field ? "" : iconName(el);
+  const label = name ? `${role} ${JSON.stringify(name)}` : icon ? `${role} icon=${icon}` : role;
+  return { label, ref: n ? "e" + n : null, nested: el.ownerDocument !== document };
 }
 
-export const DESCRIBE = describeInPage.toString();
+export const DESCRIBE = `function () {
+  const labelText = ${labelText};
+  const explicitName = ${explicitName};
+  const iconName = ${iconName};
+  return (${describeInPage}).call(this);
+}`;

@@ -29,7 +29,7 @@ export function installAgent(version) {
   /**
    * @type {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number, ranges: number[][],
    *   listened: WeakSet<Element>, docListened: boolean, heardIds: Set<number>, roots: WeakMap<Element, ShadowRoot>,
-   *   probed: WeakSet<Element>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
+   *   probed: WeakSet<Element>, roles: WeakMap<Element, string>, pending: Element[], closed: ShadowRoot[], added: Node[] | null,
    *   watch?: MutationObserver, watched: WeakSet<Node>}}
    */
   const store = old && old.store ? old.store : { map: new WeakMap(), refs: new Map(), next: 1, ranges: [] };
@@ -38,6 +38,7 @@ export function installAgent(version) {
   store.heardIds ??= new Set();
   store.roots ??= new WeakMap();
   store.probed ??= new WeakSet();
+  store.roles ??= new WeakMap();
   store.pending ??= [];
   store.closed ??= [];
   store.added ??= null;
@@ -325,7 +326,7 @@ export function installAgent(version) {
       else if (n.nodeType === 1) store.listened.add(/** @type {Element} */ (n));
     }
   }
-  /** The custom elements the last walk met without an open shadow root (the extension asks CDP for a closed one). */
+  /** The likely hosts of a closed shadow root the last walk met (the extension asks CDP for one). */
   function takeHosts() {
     const hosts = store.pending;
     store.pending = [];

@@ -23,7 +23,8 @@
 // SnapshotResult: {text, refCount, nextRef, truncated: null | {omittedTokens, omittedLines, shownTokens,
 //   totalTokens, sections, notice…}, frames: [{ref: "eN", name, src}], hosts, url, title,
 //   stats: {walkMs, renderMs, elements, lines, chars, tokens, totalTokens}}
-// hosts > 0: the walk met custom elements without an open shadow root. `takeHosts()` gives them; for each
+// hosts > 0: the walk met custom elements without an open shadow root, or built-in hosts (div, span,
+// section…) that show something with no content of their own. `takeHosts()` gives them; for each
 // whose DOM.describeNode lists a closed shadow root, DOM.resolveNode that root in this world and call the
 // agent's `adoptRoot(root)` on the host; then snapshot again (the walk goes into adopted roots).
 // Before a snapshot, tell the agent about click listeners (the page's world is out of its reach):
@@ -57,6 +58,7 @@ import {
   renderSnapshot,
 } from "./render.js";
 import { installAgent } from "./agent.js";
+import { explicitName, iconName, labelText } from "./names.js";
 
 export { estimateTokens, truncationNotice, renderSnapshot, layoutSnapshot, finishSnapshot, findInLayout };
 
@@ -77,7 +79,7 @@ function hash(s) {
 /** The expression that installs (once per document) and evaluates to the in-page agent. */
 export function pageAgentSource() {
   if (source === null) {
-    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, walkDocument]
+    const parts = [estimateTokens, truncationNotice, layoutSnapshot, finishSnapshot, findInLayout, labelText, explicitName, iconName, walkDocument]
       .map((f) => `const ${f.name} = ${f.toString()};`)
       .join("\n");
     const install = installAgent.toString();

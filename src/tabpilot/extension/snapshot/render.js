@@ -16,13 +16,14 @@
 //                                         search, form, region
 //   {t:"dlg", r, n?, s?, i, c}            dialog / alertdialog (s: "modal")
 //   {t:"grp", n?, i, c}                   fieldset / radiogroup / group: its name is context in -i mode
-//   {t:"frame", ref, n?, x?, c?}          iframe: inline content (same-origin) or x:1, a placeholder the
-//                                         extension replaces with the frame's own snapshot
-//   {t:"c", r, ref, n?, s?, v?, ph?, o?, od?, u?, k?, c?}
+//   {t:"frame", ref, n?, x?, bl?, c?}     iframe: inline content (same-origin) or x:1, a placeholder the
+//                                         extension replaces with the frame's own snapshot; bl:1 a frame whose page
+//                                         never came (its navigation was aborted): no placeholder to fill
+//   {t:"c", r, ref, n?, s?, v?, ph?, o?, od?, u?, k?, ic?, c?}
 //                                         actionable element: role, ref number, explicit name (absent:
 //                                         name from content), states, value, placeholder, options,
 //                                         disabled options, url, k:1 = contains other actionables or
-//                                         structure
+//                                         structure, ic: what the icon of a nameless control shows
 //   {t:"img", n}  {t:"i", r, n?, v?}      image with alt text; informational widget (progressbar, meter)
 //   {t:"br"}  {t:"hr"}
 // `i` indexes the walker's element list, so a line can be given a ref lazily (find, truncation notice).
@@ -164,6 +165,7 @@ export function layoutSnapshot(ir, opts) {
   function attrs(n, forceUrl) {
     let s = n.ref != null ? " @e" + n.ref : "";
     if (n.s) s += " " + n.s;
+    if (n.ic) s += " icon=" + n.ic;
     if (n.v != null) s += " value=" + q(n.v);
     if (n.ph) s += " placeholder=" + q(n.ph);
     if (n.o) s += " options=" + q(n.o);
@@ -202,7 +204,7 @@ export function layoutSnapshot(ir, opts) {
       case "hr":
         return " ";
       case "frame":
-        return mode === 0 ? "" : " " + frameHead(x, x.x ? "[iframe" : "iframe", x.x ? "]" : "") + " " + flatKids(x, mode) + " ";
+        return mode === 0 ? "" : " " + frameHead(x, x.x ? "[iframe" : "iframe", x.x ? (x.bl ? " blocked]" : "]") : "") + " " + flatKids(x, mode) + " ";
       default:
         return " " + flatKids(x, mode) + " ";
     }
@@ -333,7 +335,7 @@ export function layoutSnapshot(ir, opts) {
         });
         break;
       case "frame":
-        if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
+        if (x.x) mark(frameHead(x, "[iframe", x.bl ? " blocked]" : "]"), -1, 11);
         else {
           inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
             kids(x);
@@ -542,7 +544,7 @@ export function layoutSnapshot(ir, opts) {
         break;
       case "frame":
         rowFlush();
-        if (x.x) mark(frameHead(x, "[iframe", "]"), -1, 11);
+        if (x.x) mark(frameHead(x, "[iframe", x.bl ? " blocked]" : "]"), -1, 11);
         else {
           inset(frameHead(x, "--- iframe", ""), "--- /iframe", x, () => {
             ikids(x);

@@ -3,16 +3,20 @@
 // open ones, and the closed ones the extension handed in; same-origin iframes inline) that builds the renderer's IR (see render.js) and gives refs to
 // actionable elements.
 //
-// Runs inside the page (sent as source text by agent-source.js): it may use only its parameters,
-// its own locals and browser globals. No imports, no module-level constants.
+// Runs inside the page (sent as source text by index.js): it may use only its parameters, its own
+// locals, browser globals and the naming routine of names.js by its names, which the composed source
+// defines (the import serves type checking and the node tests). No module-level constants.
+import { explicitName, iconName, labelText } from "./names.js";
 
 /**
  * @typedef {{map: WeakMap<Element, number>, refs: Map<number, WeakRef<Element>>, next: number,
  *   listened?: WeakSet<Element>, docListened?: boolean, roots?: WeakMap<Element, ShadowRoot>,
- *   probed?: WeakSet<Element>}} RefStore
+ *   probed?: WeakSet<Element>, roles?: WeakMap<Element, string>}} RefStore
  * listened: elements with their own click-type listeners, docListened: the document has some (both
  * told by the extension through CDP); roots: closed shadow roots the extension reached through CDP;
- * probed: custom elements already asked for a closed root.
+ * probed: elements already asked for a closed root (custom elements, and empty built-in hosts that
+ * show something); roles: the role each control was last shown with (`clickable` for an element
+ * with no role of its own), which outcomes and errors call it by too.
  * @typedef {{viewportOnly?: boolean}} WalkOptions
  * @typedef {{l: number, t: number, r: number, b: number, d: number, up: Clip | null}} Clip
  * A box that clips what it contains, intersected with the clips around it; d: how many are nested.
@@ -31,7 +35,7 @@ export function walkDocument(root, opts, store) {
   const els = [];
   /** @type {{ref: string, name: string, src: string}[]} */
   const frames = [];
-  // Custom elements without an open shadow root: the extension looks for a closed one.
+  // Likely hosts of a closed shadow root (see showsNoChild): the extension looks for one.
   /** @type {Element[]} */
   const hosts = [];
   const listened = store.listened;
@@ -47,7 +51,11 @@ export function walkDocument(root, opts, store) {
     script: 1, style: 1, template: 1, noscript: 1, head: 1, meta: 1, link: 1, base: 1, title: 1,
     datalist: 1, option: 1, optgroup: 1, param: 1, source: 1, track: 1, colgroup: 1, col: 1, area: 1,
     map: 1, canvas: 1, embed: 1, object: 1,
+    // what an SVG defines or describes rather than draws
+    defs: 1, symbol: 1, clipPath: 1, mask: 1, linearGradient: 1, radialGradient: 1, marker: 1, pattern: 1,
+    filter: 1, desc: 1, metadata: 1,
   };
+  const SVG = "http://www.w3.org/2000/svg";
   /** @type {Record<string, number>} */
   const ACTIONABLE = {
     link: 1, button: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
@@ -74,6 +82,12 @@ export function walkDocument(root, opts, store) {
   // Input types whose value is typed text (readonly and placeholder apply).
   /** @type {Record<string, number>} */
   const TEXT_INPUT = { text: 1, search: 1, email: 1, tel: 1, url: 1, password: 1, number: 1 };
+  // Built-in elements that may hold a shadow root (attachShadow), besides custom elements.
+  /** @type {Record<string, number>} */
+  const SHADOW_HOST = {
+    article: 1, aside: 1, blockquote: 1, body: 1, div: 1, footer: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1,
+    header: 1, main: 1, nav: 1, p: 1, section: 1, span: 1,
+  };
   // IR node types that are blocks (whitespace around them does not matter).
   /** @type {Record<string, number>} */
   const BLOCK = { b: 1, h: 1, ul: 1, ol: 1, li: 1, tbl: 1, tr: 1, td: 1, pre: 1, lm: 1, dlg: 1, grp: 1, frame: 1, hr: 1 };
@@ -165,35 +179,6 @@ export function walkDocument(root, opts, store) {
     const t = /** @type {any} */ (el).innerText;
     return typeof t === "string" ? t : el.textContent || "";
   }
-  /**
-   * Text of a label without the text of the controls inside it; an image in it gives its alt text
-   * (`<label for=q><img alt="Search"></label>` names the field "Search").
-   * @param {Node} n @returns {string}
-   */
-  function labelText(n) {
-    let s = "";
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) s += /** @type {Text} */ (c).data;
-      else if (c.nodeType === 1) {
-        const e = /** @type {Element} */ (c);
-        const tag = e.localName;
-        if (tag === "input" || tag === "select" || tag === "textarea" || tag === "button" || tag === "script" || tag === "style") continue;
-        if (e.getAttribute("aria-hidden") === "true") continue;
-        if (tag === "img") s += " " + (e.getAttribute("aria-label") || e.getAttribute("alt") || "") + " ";
-        else if (tag === "svg") s += " " + (e.getAttribute("aria-label") || e.querySelector(":scope > title")?.textContent || "") + " ";
-        else s += labelText(c);
-      }
-    }
-    return s;
-  }
-  /** @param {any} el */
-  function labelsName(el) {
-    const labels = el.labels;
-    if (!labels || !labels.length) return "";
-    let s = "";
-    for (let j = 0; j < labels.length; j++) s += " " + labelText(labels[j]);
-    return clean(s);
-  }
   /** Is this element rendered (used for the control of a label)? @param {Element} el */
   function rendered(el) {
     const any = /** @type {any} */ (el);
@@ -239,7 +224,7 @@ export function walkDocument(root, opts, store) {
       }
     }
     if (!c) return "";
-    return labelledBy(c) || clean(c.getAttribute("aria-label") || "") || labelsName(c) || clean(c.getAttribute("title") || "");
+    return explicitName(c) || clean(c.getAttribute("title") || "");
   }
   /**
    * Does the element's aria-labelledby point only inside itself? A combobox that does (select2) is
@@ -363,19 +348,16 @@ export function walkDocument(root, opts, store) {
   function actionable(el, tag, role) {
     /** @type {any} */
     const n = { t: "c", r: role, ref: refOf(el) };
+    store.roles?.set(el, role);
     const native = tag === "input" || tag === "select" || tag === "textarea";
-    let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? "" : labelledBy(el);
-    name = name || clean(el.getAttribute("aria-label") || "");
+    let name = !native && VALUE_ROLE[role] === 1 && labelledByItself(el) ? clean(el.getAttribute("aria-label") || "") : explicitName(el);
     if (!name && !native && STAND_IN[role] === 1) name = standInName(el);
     let nameIsPlaceholder = false;
     if (tag === "input" || tag === "select" || tag === "textarea") {
       const type = el.type;
-      if (tag === "input" && (type === "button" || type === "submit" || type === "reset")) {
-        if (!name) name = el.value || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
-      } else if (tag === "input" && type === "image") {
-        if (!name) name = el.alt || el.value || "Submit";
-      } else {
-        if (!name) name = labelsName(el) || clean(el.title || "");
+      // A button input is named by explicitName alone; a field has more to say.
+      if (!(tag === "input" && (type === "button" || type === "submit" || type === "reset" || type === "image"))) {
+        if (!name) name = clean(el.title || "");
         if (!name && el.placeholder) {
           name = clean(el.placeholder);
           nameIsPlaceholder = true;
@@ -422,7 +404,7 @@ export function walkDocument(root, opts, store) {
       const v = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
       if (v != null) n.v = v;
     } else if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) {
-      name = labelsName(el) || clean(el.getAttribute("title") || "");
+      name = clean(el.getAttribute("title") || "");
       const ph = el.getAttribute("aria-placeholder") || el.getAttribute("placeholder");
       if (ph && !clean(el.textContent || "")) n.ph = clean(ph);
     } else if (tag === "a" && el.href) {
@@ -449,10 +431,11 @@ export function walkDocument(root, opts, store) {
   /** Children in the flat tree. @param {Element} el @param {any[]} out */
   function walkKids(el, out) {
     let sr = /** @type {any} */ (el).shadowRoot;
-    if (!sr && el.localName.includes("-")) {
+    const custom = el.localName.includes("-");
+    if (!sr && (custom || SHADOW_HOST[el.localName] === 1)) {
       sr = roots && roots.get(el);
       if (sr) Object.defineProperty(el, "shadowRoot", { value: sr, configurable: true });
-      else if (probed && !probed.has(el)) {
+      else if (probed && !probed.has(el) && (custom || showsNoChild(el))) {
         probed.add(el);
         hosts.push(el);
       }
@@ -469,6 +452,18 @@ export function walkDocument(root, opts, store) {
       }
     }
     for (let c = el.firstChild; c; c = c.nextSibling) walkNode(c, out);
+  }
+  /**
+   * Does a built-in element that may host a shadow root show something with no content of its own?
+   * A closed root is then the likely painter: an empty element with a box the size of a control (not
+   * a line's whitespace). Only such elements are asked for one, each once; the test is cheap for the
+   * rest, every snapshot.
+   * @param {Element} el
+   */
+  function showsNoChild(el) {
+    if (el.firstElementChild || (el.textContent || "").trim() !== "") return false;
+    const r = el.getBoundingClientRect();
+    return r.width >= 10 && r.height >= 10;
   }
   /** @param {Node} node @param {any[]} out */
   function walkNode(node, out) {
@@ -503,15 +498,31 @@ export function walkDocument(root, opts, store) {
     }
     return s;
   }
-  /** An image whose alt text is all the text beside it (a caption, a name by an avatar) says it twice: drop it. @param {any[]} c */
-  function dropEchoedImages(c) {
+  /**
+   * An image whose alt text is all the text beside it (a caption, a name by an avatar) says it twice:
+   * drop it. In a control (`inName`) the content is its name: an icon whose alt text is among the words
+   * beside it goes too (a card "Python 3" with the Python 3 logo is not "Python 3 Python 3").
+   * @param {any[]} c @param {boolean} [inName]
+   */
+  function dropEchoedImages(c, inName = false) {
+    /** @type {string | null} */
     let text = null;
-    for (let j = c.length - 1; j >= 0; j--) {
-      const x = c[j];
-      if (typeof x === "string" || x.t !== "img") continue;
-      if (text === null) text = clean(irText(c)).toLowerCase();
-      if (text === x.n.toLowerCase()) c.splice(j, 1);
-    }
+    /** @param {any[]} part */
+    const drop = (part) => {
+      for (let j = part.length - 1; j >= 0; j--) {
+        const x = part[j];
+        if (typeof x === "string") continue;
+        if (x.t !== "img") {
+          // the icon may sit in a box of its own inside the control
+          if (inName && x.c && x.t !== "c") drop(x.c);
+          continue;
+        }
+        const alt = x.n.toLowerCase();
+        text ??= clean(irText(c)).toLowerCase();
+        if (text === alt || (inName && (" " + text + " ").includes(" " + alt + " "))) part.splice(j, 1);
+      }
+    };
+    drop(c);
   }
   /** Pushes a generic block, unless empty; a block that only wraps another block is replaced by it. @param {any[]} out @param {any} n */
   function pushBlock(out, n) {
@@ -532,6 +543,44 @@ export function walkDocument(root, opts, store) {
       if (HOLDS[x.t] === 1 || (x.c && holdsTargets(x.c))) return true;
     }
     return false;
+  }
+  /**
+   * Does an <svg> draw more than a picture: words, links, or parts to act on (a role, focus, a click
+   * handler of its own)? An explicit role=img says it is one picture. @param {Element} el
+   */
+  function drawsContent(el) {
+    if (roleAttr(el) === "img") return false;
+    if (el.querySelector("text, a, foreignObject, [role], [tabindex], [onclick]")) return true;
+    if (!listened) return false;
+    let k = 0;
+    for (const d of el.querySelectorAll("*")) {
+      if (listened.has(d)) return true;
+      if (++k > 300) break;
+    }
+    return false;
+  }
+  /** Does IR content show words (text, an image's alt text, a control's)? @param {any[] | undefined} c @returns {boolean} */
+  function showsWords(c) {
+    if (!c) return false;
+    for (const x of c) {
+      if (typeof x === "string" ? x.trim() !== "" : x.t === "img" || x.t === "c" || (x.c && showsWords(x.c))) return true;
+    }
+    return false;
+  }
+  /**
+   * The one control a clickable only wraps: its content is that control and nothing else, and the
+   * clickable has no name of its own that differs. @param {any} n @param {any[]} c
+   */
+  function wrapped(n, c) {
+    let inner = null;
+    for (const x of c) {
+      if (typeof x === "string") {
+        if (x.trim()) return null;
+      } else if (x.t === "c" && !inner) inner = x;
+      else return null;
+    }
+    if (!inner || (n.n != null && n.n !== inner.n)) return null;
+    return inner;
   }
   /** @param {Element} el */
   function index(el) {
@@ -558,14 +607,19 @@ export function walkDocument(root, opts, store) {
     let n = 0;
     const parent = /** @type {any} */ (el).shadowRoot || el;
     if (more(parent, 400)) return false;
+    // Boxes holding only a picture are items of a bar of icons; beside a box of text they are the
+    // picture of one item (a card's logo above its title).
+    let pictures = 0;
     for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
       const d = view.getComputedStyle(c).display;
       if (d === "none" || d === "inline" || d === "contents") continue;
-      if (!(c.textContent || "").trim() && !c.querySelector("img,svg,input,button,select,textarea")) continue;
+      const texts = !!(c.textContent || "").trim();
+      if (!texts && !c.querySelector("img,svg,input,button,select,textarea")) continue;
       if (plain && (c.matches(PROSE) || c.querySelector(PROSE))) return false;
-      if (++n >= 2) return true;
+      if (!texts && !c.querySelector("input,button,select,textarea")) pictures++;
+      else if (++n >= 2) return true;
     }
-    return false;
+    return n === 0 && pictures >= 2;
   }
 
   /** @param {Element} el @param {any[]} out */
@@ -619,14 +673,15 @@ export function walkDocument(root, opts, store) {
       if (cs.transform !== "none" || cs.filter !== "none" || cs.perspective !== "none") absCb = fixedCb = clip.d;
     }
 
-    // SVG: an image if it has a name, never walked inside.
-    if (tag === "svg") {
+    // SVG: an icon or a picture is one image (if it has a name); a drawing with words or things to
+    // act on (a chart's labels, a diagram's links, a node editor's nodes) is walked inside.
+    const drawing = tag === "svg" && drawsContent(el);
+    if (tag === "svg" && !drawing) {
       clip = clip0;
       absCb = absCb0;
       fixedCb = fixedCb0;
       if (!visibility || skipText) return;
-      const t = el.querySelector(":scope > title");
-      const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (t ? clean(t.textContent || "") : "");
+      const name = explicitName(el);
       if (name) out.push({ t: "img", n: name });
       return;
     }
@@ -680,7 +735,7 @@ export function walkDocument(root, opts, store) {
         const v = tag === "progress" || tag === "meter"
           ? String(any.value) + (any.max && any.max !== 1 ? "/" + any.max : "")
           : el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
-        const name = labelledBy(el) || clean(el.getAttribute("aria-label") || "") || (tag !== "div" ? labelsName(el) : "");
+        const name = explicitName(el);
         /** @type {any} */
         const n = { t: "i", r: role };
         if (name) n.n = name;
@@ -738,7 +793,8 @@ export function walkDocument(root, opts, store) {
       if (maybe) {
         const c = /** @type {any[]} */ ([]);
         walkKids(el, c);
-        if (!c.length) return;
+        // A shape with nothing inside is a target when it has a name (a node editor's port, by its <title>).
+        if (!c.length && !explicitName(el)) return;
         if (holdsTargets(c) || (own && !fromSplit && el.querySelector(PROSE))) {
           if (act0) act0.k = 1;
           if (inline) out.push(...c);
@@ -746,6 +802,7 @@ export function walkDocument(root, opts, store) {
           return;
         }
         const n = actionable(el, tag, "clickable");
+        dropEchoedImages(c, true);
         n.c = c;
         if (act0) act0.k = 1;
         if (inline || display.startsWith("inline")) out.push(n);
@@ -762,12 +819,33 @@ export function walkDocument(root, opts, store) {
           skipText = false;
           const c = /** @type {any[]} */ ([]);
           walkKids(el, c);
-          dropEchoedImages(c);
+          dropEchoedImages(c, true);
           if (c.length) n.c = c;
+          if (el.namespaceURI === SVG && n.n == null && holdsTargets(c)) {
+            // A drawn group (a node of an editor) is named by its words, its parts (ports) follow.
+            const words = clean(irText(c));
+            if (words) {
+              n.n = words;
+              n.c = c.filter((x) => typeof x !== "string");
+            }
+          }
+          const inner = role === "clickable" ? wrapped(n, c) : null;
+          if (inner) {
+            // A wrapper (a design system's host listening for clicks) around one control: one control.
+            refsShown--;
+            if (inline || display.startsWith("inline")) out.push(inner);
+            else put(out, { t: "b", i: index(el), c: [inner] });
+            return;
+          }
         }
         if (!n.c && n.n == null) {
           const title = clean(el.getAttribute("title") || "");
           if (title) n.n = title;
+        }
+        if (n.n == null && !leaf && !showsWords(n.c)) {
+          // Nameless, it shows only an icon: what the page says that icon is (a person sees it).
+          const icon = iconName(el);
+          if (icon) n.ic = icon;
         }
         if (inline || display.startsWith("inline")) out.push(n);
         else put(out, { t: "b", i: index(el), c: [n] });
@@ -856,6 +934,22 @@ export function walkDocument(root, opts, store) {
         if (name) n.n = name;
         walkKids(el, n.c);
         if (n.c.length) put(out, n);
+        return;
+      }
+      if (drawing) {
+        /** @type {any} */
+        const n = { t: "b", i: index(el), c: [] };
+        const name = explicitName(el);
+        if (name) n.c.push({ t: "img", n: name }, " ");
+        walkKids(el, n.c);
+        pushBlock(out, n);
+        return;
+      }
+      if (tag === "text" && el.namespaceURI === SVG) {
+        // Each label of a drawing is a word of its own (an axis's ticks, a legend's entries).
+        out.push(" ");
+        walkKids(el, out);
+        out.push(" ");
         return;
       }
       if (inline) {
@@ -961,6 +1055,18 @@ export function walkDocument(root, opts, store) {
     }
   }
 
+  /**
+   * A frame whose page never came: it still shows its initial empty about:blank though it names
+   * another address, and the page around it has finished loading (which waits for its frames). Its
+   * navigation was aborted (a blocked site, a route that aborts it): the browser shows no error page.
+   * @param {HTMLIFrameElement} el @param {Document} doc
+   */
+  function neverLoaded(el, doc) {
+    const src = el.getAttribute("src");
+    if (!src || el.hasAttribute("srcdoc") || /^\s*(about|javascript):/i.test(src)) return false;
+    if (doc.URL !== "about:blank" || el.ownerDocument.readyState !== "complete") return false;
+    return !(doc.body && doc.body.firstChild);
+  }
   /** @param {HTMLIFrameElement} el @param {any[]} out */
   function walkFrame(el, out) {
     if (!vis) return;
@@ -978,7 +1084,10 @@ export function walkDocument(root, opts, store) {
     const n = { t: "frame", ref: refOf(el) };
     if (name) n.n = name;
     if (actNode) actNode.k = 1;
-    if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
+    if (doc && neverLoaded(el, doc)) {
+      n.x = 1;
+      n.bl = 1;
+    } else if (doc && doc.defaultView && (doc.body || doc.documentElement)) {
       n.c = [];
       clip = null;
       absCb = fixedCb = 0;

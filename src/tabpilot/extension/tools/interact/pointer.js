@@ -2,7 +2,7 @@
 // tool.click / tool.hover / tool.drag: the mouse, through the actionability routine and trusted input.
 import { RpcError, said } from "../../link/protocol.js";
 import { requireString } from "../../link/params.js";
-import { actionable, release, saidName, PREPARE } from "../../page/actionability.js";
+import { actionable, pressed, pressedElsewhere, release, saidName, PREPARE } from "../../page/actionability.js";
 import { click as clickAt, hover as hoverAt, move, press, release as releaseAt, path } from "../../page/input.js";
 import { lookupKey } from "../../page/keys.js";
 import { watchOutcome } from "../../browser/outcome.js";
@@ -56,7 +56,8 @@ export async function click(params, ctx) {
   const position = positionOf(params.position);
   const action = await beginAction(params, ctx, { gesture: true });
   const { signal } = ctx;
-  const look = () => actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
+  const started = Date.now();
+  const look = () => actionable(ctx, action.tabId, raw, { pointer: true, position, handle: false, intercept: true, timeoutMs: action.timeoutMs, deadline: action.deadline, signal });
   let target = await look();
   const what = () => ({ action: "click", target: targetInfo(target).name, facts: () => elementFacts(ctx, target) });
   while (await approve(ctx, action.sessionId, action.tabId, what())) {
@@ -66,11 +67,21 @@ export async function click(params, ctx) {
     target = await look();
   }
   try {
-    const mayDownload = button === "left" && /^link\b/.test(targetInfo(target).label ?? "") && (await savesLink(ctx, target));
-    const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
-    const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers });
-    const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal, mayDownload });
-    return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point, ...outcome });
+    for (;;) {
+      const mayDownload = button === "left" && /^link\b/.test(targetInfo(target).label ?? "") && (await savesLink(ctx, target));
+      const watch = await watchOutcome(ctx, action.tabId, action.sessionId);
+      const gesture = clickAt(action.send, target.point, { button, clickCount, modifiers });
+      // Asked as soon as the page took the input, alongside the outcome's own round trip.
+      const aimed = target;
+      const landed = gesture.then(() => pressed(ctx, aimed), () => null);
+      const downloads = mayDownload && landed.then((p) => p?.missed === null && p.defaulted);
+      const { outcome } = await watch.settle(gesture, { deadline: action.deadline, signal, mayDownload, downloads });
+      const hit = outcome.dialog ? null : (await landed)?.missed;
+      if (!hit) return finishAction(ctx, params, action.tabId, { tab_id: action.tabId, target: targetInfo(target), ...target.point, ...outcome });
+      if (Date.now() >= action.deadline) throw pressedElsewhere(target, hit, Date.now() - started);
+      release(ctx, target);
+      target = await look();
+    }
   } finally {
     release(ctx, target);
   }
