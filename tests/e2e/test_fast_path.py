@@ -103,4 +103,7 @@ def test_form_controls_and_refusals_print_alike(tp: Tabpilot, pages: PageServer)
     both(tp, "--tab", str(tab), "--timeout", "3s", "eval", "document.readyState", hot=False)
     assert both(tp, "--tab", str(tab), "eval", "document.readyState", "--timeout", "3s") == '"complete"\n'
     assert both(tp, "--browser", "nowhere", "eval", "1").startswith("error: no connected browser matches")
-    assert both(tp, "--tab", "999", "eval", "1").startswith("error: tab 999 is not one of session")
+    unknown_tab = both(tp, "--tab", "999", "eval", "1")
+    assert unknown_tab.startswith("error: tab 999 is not one of session"), unknown_tab
+    # The CLI's own words in its hint (an MCP client hears "the tab_list tool" instead).
+    assert "hint: List the session's tabs with `tabpilot tab list`." in unknown_tab, unknown_tab

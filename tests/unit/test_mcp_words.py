@@ -55,3 +55,9 @@ def test_an_error_hint_names_one_tool_with_both_answers() -> None:
 def test_counts_are_grammatical() -> None:
     assert counted(1, "route") == "1 route" and counted(2, "route") == "2 routes"
     assert counted(0, "origin") == "0 origins" and counted(1, "init script") == "1 init script"
+
+
+def test_a_hint_in_the_clis_words_reaches_mcp_in_its_own() -> None:
+    # The extension writes its hints in the CLI's words (tests/e2e/test_fast_path.py sees one printed).
+    said = words()("List the session's tabs with `tabpilot tab list`.", "tab_select")
+    assert said == "List the session's tabs with the tab_list tool.", said

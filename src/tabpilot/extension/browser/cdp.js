@@ -154,7 +154,7 @@ export function createCdp({ debuggerApi, tabExists, tabUrl = async () => null, s
   function tabClosedError(tabId) {
     return new RpcError("not_found", `tab ${tabId} was closed`, "tab_closed", {
       tab_id: tabId,
-      hint: "List the session's tabs with tab_list and pick another one.",
+      hint: "List the session's tabs with `tabpilot tab list` and pick another one.",
     });
   }
 

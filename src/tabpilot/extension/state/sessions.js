@@ -43,7 +43,7 @@ function unknownSession(sessionId) {
 function unknownTab(tabId, sessionId) {
   return new RpcError("not_found", `tab ${tabId} is not one of session ${sessionId}'s tabs`, "unknown_tab", {
     tab_id: tabId,
-    hint: "List the session's tabs with tab_list.",
+    hint: "List the session's tabs with `tabpilot tab list`.",
   });
 }
 
